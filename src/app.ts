@@ -1,0 +1,28 @@
+import { H3, HTTPError, type H3Event } from 'h3';
+import { consola } from 'consola';
+import { toApiError } from './errors.js';
+import type { Runtime } from './runtime.js';
+import { addCollectionRoutes } from './routes/collections.js';
+import { addHealthRoute } from './routes/health.js';
+import { addSandboxRoutes } from './routes/sandbox.js';
+
+/** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
+export function createApp(runtime: Runtime): H3 {
+  // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
+  const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
+  addHealthRoute(app, runtime);
+  addSandboxRoutes(app, runtime);
+  addCollectionRoutes(app, runtime);
+  return app;
+}
+
+/** Every error leaves as problem+json; an unexpected one is logged once and hides its internals. */
+function toProblemResponse(error: HTTPError, event: H3Event): Response {
+  const cause = error.cause ?? error;
+  const problem = toApiError(cause, error.unhandled ? undefined : error.status);
+  if (problem.status >= 500) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
+  const headers = new Headers({ 'content-type': 'application/problem+json', ...problem.headers });
+  if (event.context.mintedCookie) headers.append('set-cookie', event.context.mintedCookie);
+  if (problem.status === 413) headers.set('connection', 'close');
+  return new Response(JSON.stringify(problem.toProblem()), { status: problem.status, headers });
+}

@@ -1,0 +1,49 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import * as schema from './schema.js';
+import { migrate } from './migrate.js';
+
+export type Sqlite = Database.Database;
+export type Drizzle = ReturnType<typeof drizzle<typeof schema>>;
+
+export interface OpenDatabase {
+  sqlite: Sqlite;
+  orm: Drizzle;
+  close(): void;
+}
+
+/**
+ * Opens (creating when needed) the SQLite file shared by the server and the CLI commands.
+ * WAL lets `mockapi reset/export` write while a server reads; `synchronous = NORMAL` keeps every
+ * committed transaction across a process kill (only a power cut can lose the last ones).
+ */
+export function openDatabase(file: string): OpenDatabase {
+  if (file !== ':memory:') {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      throw new Error(`cannot create the folder of ${file}: ${(error as Error).message}`);
+    }
+  }
+  let sqlite: Sqlite;
+  try {
+    sqlite = new Database(file);
+    sqlite.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new Error(`cannot open database ${file}: ${(error as Error).message}`);
+  }
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = OFF');
+  migrate(sqlite);
+  const orm = drizzle(sqlite, { schema });
+  return {
+    sqlite,
+    orm,
+    close: () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}

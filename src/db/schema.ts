@@ -1,0 +1,63 @@
+import { sqliteTable, integer, text, primaryKey, index, customType } from 'drizzle-orm/sqlite-core';
+
+/** NUMERIC affinity: integers stay integers, `local-<uuid>` text stays text. */
+const recordId = customType<{ data: number | string }>({ dataType: () => 'numeric' });
+
+/**
+ * Every table of the database. `migrate.ts` holds the matching DDL (drizzle-kit is not used at
+ * run time); a unit test checks the two agree. FTS5 tables live in `search-sql.ts`: drizzle has
+ * no virtual tables.
+ */
+
+/** Key/value facts about the file: schema version, the hash of the loaded fixtures. */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/**
+ * One row per sandbox that holds data. A visitor who only reads has no row. `sid` is the compact
+ * integer used in every overlay key; `key` is the client-visible sandbox id; `seq` is the
+ * sandbox's monotonic counter for ordering created records.
+ */
+export const sandboxes = sqliteTable('sandboxes', {
+  sid: integer('sid').primaryKey({ autoIncrement: true }),
+  key: text('key').notNull().unique(),
+  seq: integer('seq').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  lastActiveAt: integer('last_active_at').notNull(),
+});
+
+/**
+ * The shared baseline, loaded from fixtures and never written afterwards. `doc` is the record's
+ * JSON text exactly as it is sent, so reads never parse and re-serialise it.
+ */
+export const base = sqliteTable(
+  'base',
+  {
+    cid: integer('cid').notNull(),
+    id: integer('id').notNull(),
+    doc: text('doc').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cid, t.id] })],
+);
+
+/**
+ * One sandbox's changes: created records (state 1), changed copies of baseline records
+ * (state 2) and tombstones (state 3, doc null). `id` is NUMERIC so baseline ids stay integers
+ * and created ids (`local-<uuid>`) stay text. `seq` orders created records (newest first).
+ */
+export const overlay = sqliteTable(
+  'overlay',
+  {
+    sid: integer('sid').notNull(),
+    cid: integer('cid').notNull(),
+    id: recordId('id').notNull(),
+    state: integer('state').notNull(),
+    seq: integer('seq').notNull(),
+    doc: text('doc'),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.cid, t.id] }), index('overlay_by_state').on(t.sid, t.cid, t.state, t.seq)],
+);
+
+export type SandboxRow = typeof sandboxes.$inferSelect;

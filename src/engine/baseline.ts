@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { OpenDatabase } from '../db/open.js';
+import type { CollectionDefinition } from './definition.js';
+import { createRecordValidator } from './validate.js';
+
+/** A fixture file that cannot be the baseline; the message names the file and the record. */
+export class FixtureError extends Error {
+  override name = 'FixtureError';
+}
+
+interface FixtureSet {
+  hash: string;
+  records: Map<CollectionDefinition, Record<string, unknown>[]>;
+}
+
+/**
+ * Loads `<fixtures>/<collection>.json` into the `base` table when the file set changed since the
+ * last load (by content hash), in one transaction, so a restart on an existing database skips it.
+ * A collection without a file has an empty baseline. Returns whether the table was rewritten.
+ */
+export function loadBaseline(db: OpenDatabase, folder: string, definitions: CollectionDefinition[]): boolean {
+  const fixtures = readFixtures(folder, definitions);
+  const stored = db.sqlite.prepare(`SELECT value FROM meta WHERE key = 'baseline_hash'`).pluck().get();
+  if (stored === fixtures.hash) return false;
+
+  const insert = db.sqlite.prepare(`INSERT INTO base (cid, id, doc) VALUES (?, ?, ?)`);
+  db.sqlite.transaction(() => {
+    db.sqlite.prepare(`DELETE FROM base`).run();
+    for (const [definition, records] of fixtures.records) {
+      for (const record of records) insert.run(definition.cid, record.id as number, JSON.stringify(record));
+    }
+    db.sqlite
+      .prepare(`INSERT INTO meta (key, value) VALUES ('baseline_hash', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+      .run(fixtures.hash);
+  })();
+  return true;
+}
+
+/** Reads and checks every fixture file: JSON arrays, integer ids, valid fields, valid foreign keys. */
+export function readFixtures(folder: string, definitions: CollectionDefinition[]): FixtureSet {
+  const hash = createHash('sha256').update(JSON.stringify(definitions));
+  const records = new Map<CollectionDefinition, Record<string, unknown>[]>();
+  const idsByCollection = new Map<string, Set<number>>();
+
+  for (const definition of definitions) {
+    const file = join(folder, `${definition.name}.json`);
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '[]';
+    hash.update(`\0${definition.name}\0${text}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new FixtureError(`${file}: not valid JSON (${(error as Error).message})`);
+    }
+    if (!Array.isArray(parsed)) throw new FixtureError(`${file}: must be a JSON array of records`);
+    const validate = createRecordValidator(definition);
+    const ids = new Set<number>();
+    parsed.forEach((record: unknown, index) => {
+      const where = `${file} record ${index}`;
+      if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new FixtureError(`${where}: must be an object`);
+      const { id, ...fields } = record as Record<string, unknown>;
+      if (!Number.isSafeInteger(id) || (id as number) < 1) throw new FixtureError(`${where}: "id" must be a positive integer`);
+      if (ids.has(id as number)) throw new FixtureError(`${where}: duplicate id ${id}`);
+      ids.add(id as number);
+      const problems = validate(fields);
+      if (problems.length) throw new FixtureError(`${where} (id ${id}): ${problems[0].path} ${problems[0].message}`);
+    });
+    idsByCollection.set(definition.name, ids);
+    records.set(definition, parsed as Record<string, unknown>[]);
+  }
+
+  for (const [definition, list] of records) {
+    for (const key of definition.foreignKeys) {
+      const targets = idsByCollection.get(key.references);
+      for (const record of list) {
+        const value = Number(record[key.field]);
+        if (!targets?.has(value)) {
+          throw new FixtureError(`${definition.name}.json id ${record.id}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
+        }
+      }
+    }
+  }
+  return { hash: hash.digest('hex'), records };
+}

@@ -1,0 +1,224 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { OpenDatabase } from '../db/open.js';
+import type { MergedViewStatements } from '../db/merged-view.js';
+import { overlay } from '../db/schema.js';
+import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
+import type { CollectionDefinition } from './definition.js';
+import { applyMergePatch } from './merge-patch.js';
+import { newRecordId, parseRecordId, type RecordId } from './record-id.js';
+import type { SandboxStore } from './sandbox-store.js';
+import { createRecordValidator } from './validate.js';
+
+export type Json = Record<string, unknown>;
+
+/** Overlay row states. */
+export const CREATED = 1;
+export const UPDATED = 2;
+export const DELETED = 3;
+
+export interface Page {
+  /** The page's records as one JSON array text, straight from SQLite. */
+  json: string;
+  total: number;
+}
+
+export interface ChangeEvent {
+  action: 'created' | 'updated' | 'deleted';
+  collection: CollectionDefinition;
+  sandbox: string;
+  /** The record after the change; for deletes, as it was. */
+  record: Json;
+}
+
+export interface StoreContext {
+  db: OpenDatabase;
+  view: MergedViewStatements;
+  sandboxes: SandboxStore;
+  limits: { createdPerCollection: number };
+  /** Looks up another collection (foreign keys name them by name). */
+  collection: (name: string) => CollectionDefinition | undefined;
+  emit: (event: ChangeEvent) => void;
+}
+
+/** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
+export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
+  const { db, view, sandboxes, limits, emit } = context;
+  const { cid } = definition;
+  const validate = createRecordValidator(definition);
+  const immediate = <T>(fn: () => T): T => db.sqlite.transaction(fn).immediate();
+
+  const insert = db.orm
+    .insert(overlay)
+    .values({
+      sid: sql.placeholder('sid'),
+      cid,
+      id: sql.placeholder('id'),
+      state: sql.placeholder('state'),
+      seq: sql.placeholder('seq'),
+      doc: sql.placeholder('doc'),
+    })
+    .prepare();
+  const rowKey = and(eq(overlay.sid, sql.placeholder('sid')), eq(overlay.cid, cid), eq(overlay.id, sql.placeholder('id')));
+  const rewrite = db.orm
+    .update(overlay)
+    .set({ state: sql`${sql.placeholder('state')}`, doc: sql`${sql.placeholder('doc')}` })
+    .where(rowKey)
+    .prepare();
+  const drop = db.orm.delete(overlay).where(rowKey).prepare();
+
+  /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline). */
+  function current(sid: number, id: RecordId): { state: number; fields: Json } | undefined {
+    const row = view.get.get({ sid, cid, id }) as { state: number; doc: string | null } | undefined;
+    if (!row || row.state === DELETED || row.doc === null) return undefined;
+    const { id: _id, _sandbox, ...fields } = JSON.parse(row.doc) as Json;
+    return { state: row.state, fields };
+  }
+
+  /** Foreign keys must name a record visible in the sandbox; checked only where the value changes. */
+  function checkReferences(sid: number, fields: Json, before?: Json): FieldProblem[] {
+    const problems: FieldProblem[] = [];
+    for (const key of definition.foreignKeys) {
+      const value = fields[key.field];
+      if (value === undefined || (before && before[key.field] === value)) continue;
+      const target = context.collection(key.references);
+      const row = target && (view.get.get({ sid, cid: target.cid, id: value as RecordId }) as { state: number } | undefined);
+      if (!row || row.state === DELETED) {
+        problems.push({ path: `/${key.field}`, message: `names no ${key.references} record visible in this sandbox` });
+      }
+    }
+    return problems;
+  }
+
+  function checkUnique(sid: number, fields: Json, id: RecordId | null): void {
+    for (const field of definition.unique) {
+      const value = fields[field];
+      if (typeof value !== 'string') continue;
+      if (view.duplicate.get({ sid, cid, path: `$.${field}`, value, id }) !== undefined) {
+        throw conflict(`another ${definition.singular} already has this ${field}`, [{ path: `/${field}`, message: 'is already taken' }]);
+      }
+    }
+  }
+
+  /** Validates a complete record and normalises foreign keys (`"7"` → 7). Throws 422. */
+  function validated(sid: number, fields: Json, before?: Json): Json {
+    const problems = validate(fields);
+    if (problems.length) throw validationFailed(problems);
+    for (const key of definition.foreignKeys) {
+      if (fields[key.field] !== undefined) fields[key.field] = parseRecordId(fields[key.field]);
+    }
+    const references = checkReferences(sid, fields, before);
+    if (references.length) throw validationFailed(references);
+    return fields;
+  }
+
+  function store(sid: number, id: RecordId, state: number, fields: Json, exists: boolean): Json {
+    const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
+    const doc = JSON.stringify(record);
+    if (exists) rewrite.run({ sid, id, state, doc });
+    else insert.run({ sid, id, state, seq: sandboxes.nextSeq(sid), doc });
+    return record;
+  }
+
+  /** A write to an existing record: PUT (replace) and PATCH share everything but the merge. */
+  function change(sandbox: string, id: RecordId, merge: (before: Json) => Json): Json | undefined {
+    const record = immediate(() => {
+      const found = current(sandboxes.sidOf(sandbox), id);
+      if (!found) return undefined;
+      const sid = sandboxes.open(sandbox);
+      const fields = validated(sid, merge(found.fields), found.fields);
+      checkUnique(sid, fields, id);
+      const state = found.state === CREATED ? CREATED : UPDATED;
+      return store(sid, id, state, fields, found.state !== 0);
+    });
+    if (record) emit({ action: 'updated', collection: definition, sandbox, record });
+    return record;
+  }
+
+  return {
+    definition,
+
+    list(sandbox: string, page: number, limit: number): Page {
+      const sid = sandboxes.sidOf(sandbox);
+      const json = view.page.get({ sid, cid, limit, offset: (page - 1) * limit }) as string;
+      return { json, total: view.count.get({ sid, cid }) as number };
+    },
+
+    /** The record's JSON text as stored, or undefined when the sandbox cannot see it. */
+    getJson(sandbox: string, rawId: unknown): string | undefined {
+      const id = parseRecordId(rawId);
+      if (id === undefined) return undefined;
+      const row = view.get.get({ sid: sandboxes.sidOf(sandbox), cid, id }) as { state: number; doc: string | null } | undefined;
+      return row && row.state !== DELETED && row.doc !== null ? row.doc : undefined;
+    },
+
+    get(sandbox: string, rawId: unknown): Json | undefined {
+      const json = this.getJson(sandbox, rawId);
+      return json === undefined ? undefined : (JSON.parse(json) as Json);
+    },
+
+    create(sandbox: string, body: Json): Json {
+      const { id: _ignoredId, _sandbox, ...fields } = body;
+      if (definition.createdAt && fields[definition.createdAt] === undefined) fields[definition.createdAt] = new Date().toISOString();
+      const record = immediate(() => {
+        const sid = sandboxes.open(sandbox);
+        const checked = validated(sid, fields);
+        checkUnique(sid, checked, null);
+        if ((view.createdCount.get({ sid, cid }) as number) >= limits.createdPerCollection) {
+          throw quotaExceeded(`a sandbox may hold at most ${limits.createdPerCollection} created ${definition.name}; delete one or reset the sandbox`);
+        }
+        return store(sid, newRecordId(), CREATED, checked, false);
+      });
+      emit({ action: 'created', collection: definition, sandbox, record });
+      return record;
+    },
+
+    /** PUT: every required field present; omitted optional fields keep their values. */
+    replace(sandbox: string, rawId: unknown, body: Json): Json | undefined {
+      const id = parseRecordId(rawId);
+      if (id === undefined) return undefined;
+      const fields = withoutIdentity(body, id);
+      return change(sandbox, id, (before) => {
+        // The body itself must be a complete record; only then do kept optional fields fill in.
+        const problems = validate(fields);
+        if (problems.length) throw validationFailed(problems);
+        return { ...before, ...fields };
+      });
+    },
+
+    /** PATCH: a JSON merge patch; `null` clears a field. */
+    patch(sandbox: string, rawId: unknown, body: Json): Json | undefined {
+      const id = parseRecordId(rawId);
+      if (id === undefined) return undefined;
+      const fields = withoutIdentity(body, id);
+      return change(sandbox, id, (before) => applyMergePatch(before, fields) as Json);
+    },
+
+    /** Returns the record as it was, or undefined when the sandbox cannot see it. */
+    remove(sandbox: string, rawId: unknown): Json | undefined {
+      const id = parseRecordId(rawId);
+      if (id === undefined) return undefined;
+      const record = immediate(() => {
+        const found = current(sandboxes.sidOf(sandbox), id);
+        if (!found) return undefined;
+        const sid = sandboxes.open(sandbox);
+        if (found.state === CREATED) drop.run({ sid, id });
+        else if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
+        else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });
+        return { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
+      });
+      if (record) emit({ action: 'deleted', collection: definition, sandbox, record });
+      return record;
+    },
+  };
+}
+
+/** Drops the read-only `id` and `_sandbox` from a body; an `id` that names another record is a 422. */
+function withoutIdentity(body: Json, id: RecordId): Json {
+  const { id: bodyId, _sandbox, ...fields } = body;
+  if (bodyId !== undefined && parseRecordId(bodyId) !== id) {
+    throw validationFailed([{ path: '/id', message: 'must equal the id in the path' }]);
+  }
+  return fields;
+}
+
+export type CollectionStore = ReturnType<typeof createCollectionStore>;

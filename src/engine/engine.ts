@@ -1,0 +1,60 @@
+import type { OpenDatabase } from '../db/open.js';
+import { prepareMergedView } from '../db/merged-view.js';
+import type { CollectionDefinition } from './definition.js';
+import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
+import { createSandboxStore } from './sandbox-store.js';
+
+export interface EngineOptions {
+  db: OpenDatabase;
+  collections: CollectionDefinition[];
+  limits: { createdPerCollection: number };
+}
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+/**
+ * The collection engine: one generic store per collection definition over the shared baseline
+ * and per-sandbox overlays. Routes, GraphQL and the CLI commands all go through it.
+ */
+export function createEngine(options: EngineOptions) {
+  const { db } = options;
+  const view = prepareMergedView(db.sqlite);
+  const sandboxes = createSandboxStore(db);
+  const listeners: ChangeListener[] = [];
+  const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
+  const stores = new Map<string, CollectionStore>();
+  const context = {
+    db,
+    view,
+    sandboxes,
+    limits: options.limits,
+    collection: (name: string) => byName.get(name),
+    emit: (event: ChangeEvent) => {
+      for (const listener of listeners) listener(event);
+    },
+  };
+  for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
+
+  return {
+    collections: options.collections,
+    /** The store of a collection, or undefined for a name that is not one. */
+    collection(name: string): CollectionStore | undefined {
+      return stores.get(name);
+    },
+    /** Subscribes to every committed change (webhooks and live events consume these). */
+    onChange(listener: ChangeListener): () => void {
+      listeners.push(listener);
+      return () => listeners.splice(listeners.indexOf(listener), 1);
+    },
+    /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
+    reset(sandbox: string): Record<string, number> {
+      const counts = db.sqlite.transaction(() => {
+        const sid = sandboxes.sidOf(sandbox);
+        return sid ? sandboxes.purge(sid) : new Map<number, number>();
+      }).immediate();
+      return Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
+    },
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;

@@ -1,0 +1,57 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FieldProblem } from '../errors.js';
+import type { CollectionDefinition } from './definition.js';
+import { parseRecordId } from './record-id.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+(addFormats as unknown as (ajv: Ajv, formats: string[]) => void)(ajv, ['email', 'date-time']);
+ajv.addKeyword({
+  keyword: 'x-record-id',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function recordId(_schema: boolean, data: unknown) {
+    if (parseRecordId(data) !== undefined) return true;
+    (recordId as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+      { keyword: 'x-record-id', message: 'must be a record id (a positive integer or local-<uuid>)', params: {} },
+    ];
+    return false;
+  },
+});
+
+/** Validates whole records (after defaults, PUT merge or PATCH) against a collection's schema. */
+export function createRecordValidator(definition: CollectionDefinition): (record: unknown) => FieldProblem[] {
+  const validate: ValidateFunction = ajv.compile({
+    type: 'object',
+    properties: definition.fields,
+    required: definition.required,
+    additionalProperties: false,
+  });
+  return (record) => (validate(record) ? [] : toFieldProblems(validate.errors ?? []));
+}
+
+/** One entry per problem: ajv may report several keywords for one path (a union type, say). */
+function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
+  const byPath = new Map<string, FieldProblem>();
+  for (const error of errors) {
+    let path = error.instancePath;
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      path += `/${escapePointer(String(error.params.missingProperty))}`;
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      path += `/${escapePointer(String(error.params.additionalProperty))}`;
+      message = 'is not a field of this collection';
+    } else if (error.keyword === 'format') {
+      message = error.params.format === 'email' ? 'must be an email address' : `must be a ${error.params.format} string`;
+    } else if (error.keyword === 'type' && path === '') {
+      message = 'must be an object';
+    }
+    if (!byPath.has(path || '/')) byPath.set(path || '/', { path: path || '/', message });
+  }
+  return [...byPath.values()];
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}

@@ -1,0 +1,90 @@
+/**
+ * One error type for the whole service. Every error leaves as `application/problem+json`
+ * (RFC 9457) with a stable upper-snake `code`. The engine throws these for rule violations;
+ * it returns `undefined` for a missing record and lets the route decide.
+ */
+export interface FieldProblem {
+  /** JSON Pointer into the request body, e.g. `/address/geo/lat`. */
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    detail: string,
+    readonly errors?: FieldProblem[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+  }
+
+  toProblem(): Record<string, unknown> {
+    return {
+      type: `https://mockapi.dev/problems/${this.code.toLowerCase().replaceAll('_', '-')}`,
+      title: this.title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+export const notFound = (detail: string) => new ApiError(404, 'NOT_FOUND', 'Not Found', detail);
+
+export const methodNotAllowed = (method: string, allow: string[]) =>
+  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', `${method} is not allowed here; use ${allow.join(', ')}`, undefined, {
+    allow: allow.join(', '),
+  });
+
+export const validationFailed = (errors: FieldProblem[]) =>
+  new ApiError(
+    422,
+    'VALIDATION_FAILED',
+    'Validation Failed',
+    errors.length === 1 ? `${errors[0].path} ${errors[0].message}` : `${errors.length} fields are invalid`,
+    errors,
+  );
+
+export const invalidQuery = (parameter: string, reason: string) =>
+  new ApiError(400, 'INVALID_QUERY', 'Invalid Query', `query parameter "${parameter}" ${reason}`);
+
+export const invalidJson = (detail: string) => new ApiError(400, 'INVALID_JSON', 'Invalid JSON', detail);
+
+export const invalidBody = (detail: string) => new ApiError(400, 'INVALID_BODY', 'Invalid Body', detail);
+
+export const invalidIdentity = (detail: string) => new ApiError(400, 'INVALID_IDENTITY', 'Invalid Identity', detail);
+
+export const unsupportedMediaType = (detail: string) =>
+  new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', detail);
+
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Payload Too Large', `the request body exceeds ${limit} bytes`);
+
+export const quotaExceeded = (detail: string) => new ApiError(403, 'QUOTA_EXCEEDED', 'Quota Exceeded', detail);
+
+export const conflict = (detail: string, errors?: FieldProblem[]) => new ApiError(409, 'CONFLICT', 'Conflict', detail, errors);
+
+/** Codes for statuses that the framework raises itself (unknown route, malformed URL). */
+const codeByStatus: Record<number, [string, string]> = {
+  400: ['BAD_REQUEST', 'Bad Request'],
+  404: ['NOT_FOUND', 'Not Found'],
+  405: ['METHOD_NOT_ALLOWED', 'Method Not Allowed'],
+  413: ['PAYLOAD_TOO_LARGE', 'Payload Too Large'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type'],
+};
+
+/** Maps any thrown value to an ApiError; unexpected ones become a 500 without internals. */
+export function toApiError(error: unknown, status?: number): ApiError {
+  if (error instanceof ApiError) return error;
+  if (status && status < 500 && codeByStatus[status]) {
+    const [code, title] = codeByStatus[status];
+    const detail = status === 404 ? 'no route matches this path' : title;
+    return new ApiError(status, code, title, detail);
+  }
+  return new ApiError(500, 'INTERNAL_ERROR', 'Internal Server Error', 'the server failed to answer this request');
+}

@@ -1,0 +1,66 @@
+import type { H3Event } from 'h3';
+import { invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+
+/** Deeper bodies are refused before any recursive code (merge patch, validation) sees them. */
+const maxDepth = 32;
+
+/**
+ * Reads a JSON object body: 415 for a non-JSON content type, 413 past `limit` bytes (counted while
+ * streaming, so a lying or missing Content-Length cannot get past), 400 for malformed JSON or a
+ * body that is not an object.
+ */
+export async function readJsonObject(event: H3Event, limit: number): Promise<Record<string, unknown>> {
+  const type = event.req.headers.get('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw unsupportedMediaType(`send the body as application/json${type ? `, not ${type.split(';')[0]}` : ''}`);
+  }
+  const declared = Number(event.req.headers.get('content-length') ?? 0);
+  if (declared > limit) throw payloadTooLarge(limit);
+
+  const text = await readText(event, limit);
+  if (text.trim() === '') throw invalidJson('the request body is empty');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidBody(`the request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`);
+  }
+  if (depthOf(body) > maxDepth) throw invalidBody(`the request body nests deeper than ${maxDepth} levels`);
+  return body as Record<string, unknown>;
+}
+
+async function readText(event: H3Event, limit: number): Promise<string> {
+  const stream = event.req.body;
+  if (!stream) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Iterative, so a hostile nesting cannot overflow the stack here either. */
+function depthOf(root: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > maxDepth) return deepest;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
