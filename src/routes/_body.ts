@@ -3,6 +3,8 @@ import { invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from 
 
 /** Deeper bodies are refused before any recursive code (merge patch, validation) sees them. */
 const maxDepth = 32;
+/** How much of an oversized body is read and dropped so the 413 can be answered cleanly. */
+const drainBytes = 16 * 1024 * 1024;
 
 /**
  * Reads a JSON object body: 415 for a non-JSON content type, 413 past `limit` bytes (counted while
@@ -38,16 +40,24 @@ async function readText(event: H3Event, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
+  let tooLarge = false;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw payloadTooLarge(limit);
+      // Drain (bounded) rather than cancel: cancelling destroys the socket under the response
+      // about to be written, which crashed the graceful-shutdown hook. Past the bound, cut it.
+      if (size > limit + drainBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw payloadTooLarge(limit);
+      }
+      tooLarge = true;
+      continue;
     }
     chunks.push(value);
   }
+  if (tooLarge) throw payloadTooLarge(limit);
   return Buffer.concat(chunks).toString('utf8');
 }
 

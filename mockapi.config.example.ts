@@ -1,0 +1,70 @@
+// Every key of mockapi's config (contract section 2), set to its default. Every key is optional,
+// and the flags of `mockapi serve` win over this file. Copy it to `mockapi.config.ts` to start.
+import { defineConfig } from 'mockapi';
+
+export default defineConfig({
+  // TCP port to listen on; 0 picks any free port (flag: --port).
+  port: 4010,
+  // Interface to listen on; '0.0.0.0' serves the whole network (flag: --host).
+  host: '127.0.0.1',
+  // SQLite file holding every sandbox, relative to this file; ':memory:' keeps nothing (flag: --db).
+  db: '.mockapi/mockapi.db',
+  // Folder of `<collection>.json` baseline arrays; default: the package's own (`mockapi init` copies it here).
+  // fixtures: './fixtures',
+  // Extra baseline collections, each with its fixture file and relations.
+  collections: {},
+  auth: {
+    // HS256 key that signs the tokens; unset: mockapi chooses one itself.
+    // secret: 'change-me-to-a-long-random-string',
+    // Password of the personas and of every baseline user.
+    password: 'password',
+    // Lifetime of access tokens: seconds or a duration such as '15m'.
+    accessTtl: '15m',
+    // Lifetime of refresh tokens.
+    refreshTtl: '7d',
+    // When true, requests without a token are guests that may only read (flag: --auth-required).
+    required: false,
+    // Leeway on a token's exp, iat and nbf: seconds or a duration.
+    clockTolerance: 0,
+    // Personas to add or change beside admin, editor and viewer (keyed by name).
+    personas: {},
+  },
+  limits: {
+    // Live records a sandbox may create per collection.
+    createdPerCollection: 30,
+    // Highest `limit` of a list page.
+    maxPageSize: 200,
+    // Largest request body in bytes (1 MiB).
+    bodyBytes: 1024 * 1024,
+    // Custom collections per sandbox.
+    customCollections: 20,
+    // Records per custom collection.
+    customRecords: 1000,
+    // A sandbox idle for longer is purged: seconds or a duration; 0 never expires.
+    sandboxTtl: '7d',
+    // Sandboxes holding data; one more purges the least recently active.
+    maxSandboxes: 10_000,
+    // Requests kept in each sandbox's activity log.
+    activity: 100,
+  },
+  webhooks: {
+    // Time a receiver has to answer one delivery attempt.
+    timeoutMs: 5000,
+    // Deliveries in all (the first one included) before a delivery fails.
+    attempts: 3,
+    // First retry delay; it doubles each time, with jitter.
+    backoffMs: 1000,
+    // Hosts deliveries may go to; default: any http(s) host.
+    // allowHosts: ['localhost', '127.0.0.1'],
+    // Subscriptions that receive every sandbox's events.
+    subscriptions: [],
+  },
+  simulate: {
+    // Delay on every answer: '250', '250ms', '1s' or a random range '100-400' (flag: --latency).
+    // latency: '100-400',
+    // Requests allowed per sandbox and window.
+    // rateLimit: '5/10s',
+  },
+  // Custom routes under /api/v1: 'METHOD /path/:param' mapped to a handler (request, ctx) => value.
+  routes: {},
+});

@@ -1,0 +1,80 @@
+import { Command, CommanderError } from 'commander';
+import { colors } from 'consola/utils';
+import { makeServeCommand } from './commands/serve.js';
+import { version } from './version.js';
+
+/** Exit codes of every command (contract section 1). */
+export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
+
+/**
+ * Runs the `mockapi` command line. Commands throw; only this function prints errors and decides
+ * the exit code: 0 success, 1 failure, 2 bad usage. Errors are one line on stderr, with the stack
+ * only under `--debug`.
+ */
+export async function runCli(argv: string[]): Promise<void> {
+  const debug = wantsDebug(argv);
+  const program = new Command('mockapi')
+    .description('A local mock REST API where every visitor works in a private copy-on-write sandbox.')
+    .version(version, '-v, --version', 'print the version')
+    .option('--debug', 'print stack traces of errors')
+    .addCommand(makeServeCommand());
+
+  applyCliSettings(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exit(reportError(error, debug));
+  }
+}
+
+/**
+ * Commander copies settings to subcommands only when they are made with `.command()`, not with
+ * `.addCommand()`, so every command of the tree gets them here, after it is complete.
+ */
+function applyCliSettings(command: Command): void {
+  command
+    .exitOverride()
+    .configureHelp({ showGlobalOptions: true, sortOptions: false })
+    .configureOutput({
+      // Commander's messages look like "error: unknown option '--x'\n(Did you mean --y?)": one line here.
+      outputError: (message, write) => {
+        const text = message.trim().replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
+        write(`${label()} ${text} (see "${commandPath(command)} --help")\n`);
+      },
+    });
+  for (const sub of command.commands) applyCliSettings(sub);
+}
+
+/** Prints a thrown error in one line (or its stack under --debug) and returns the exit code. */
+function reportError(error: unknown, debug: boolean): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (or the help) through configureOutput.
+    if (error.exitCode === 0) return exitCodes.ok;
+    // `command.error(msg, { exitCode })` keeps its code; everything else commander raises is bad usage.
+    return error.code === 'commander.error' ? error.exitCode : exitCodes.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  else process.stderr.write(`${label()} ${oneLine(message)}\n`);
+  return exitCodes.failure;
+}
+
+function wantsDebug(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--debug');
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+function oneLine(message: string): string {
+  return message.trim().replace(/\s*\n\s*/g, ' ') || 'unknown error';
+}
+
+function label(): string {
+  return process.stderr.isTTY ? colors.red('mockapi:') : 'mockapi:';
+}

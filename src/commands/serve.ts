@@ -1,0 +1,197 @@
+import { createServer as createNetServer } from 'node:net';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createConsola, LogLevels } from 'consola';
+import { colors } from 'consola/utils';
+import { toNodeHandler } from 'h3/node';
+import { listen, type Listener } from 'listhen';
+import { createApp } from '../app.js';
+import { loadMockapiConfig, type ConfigFlags } from '../config.js';
+import { createRuntime, type Runtime } from '../runtime.js';
+
+/** Open connections (a server-sent event stream never finishes) are cut after this on shutdown. */
+const shutdownGraceMs = 5_000;
+
+// The URL lines are the command's output, so they print whatever NODE_ENV or CI say
+// (consola's default instance drops `success` under NODE_ENV=test).
+const log = createConsola({ level: LogLevels.info, fancy: true });
+
+interface ServeOptions {
+  config?: string;
+  port?: number;
+  host?: string;
+  db?: string;
+  watch?: boolean;
+  authRequired?: boolean;
+  latency?: string;
+}
+
+/** `mockapi serve`: loads config and fixtures, opens the SQLite file, serves HTTP until a signal. */
+export function makeServeCommand(): Command {
+  return new Command('serve')
+    .description('serve the mock API over HTTP')
+    .option('--config <file>', 'config file (default: mockapi.config.{ts,mjs,js,json} in the current folder)')
+    .addOption(new Option('--port <n>', 'port to listen on, 0 for any free port (default: config, else 4010)').argParser(parsePort))
+    .addOption(new Option('--host <h>', 'host to listen on (default: config, else 127.0.0.1)').argParser(parseHost))
+    .addOption(
+      new Option('--db <file>', 'SQLite file, ":memory:" keeps nothing (default: config, else .mockapi/mockapi.db)').argParser(parseDb),
+    )
+    .option('--watch', 'reload fixtures and config on change (arrives in a later version)')
+    .option('--auth-required', 'requests without a token act as guest (read-only on the public collections)')
+    .addOption(new Option('--latency <ms>', 'delay every answer: "250", "250ms", "1s" or a range "100-400"').argParser(parseLatency))
+    .action(async (options: ServeOptions) => {
+      await serve(options);
+    });
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  if (options.watch) {
+    process.stderr.write('mockapi: --watch is not available yet (it arrives in a later version); serving without watching\n');
+  }
+  const flags: ConfigFlags = {
+    config: options.config,
+    port: options.port,
+    host: options.host,
+    db: options.db,
+    authRequired: options.authRequired,
+    latency: options.latency,
+  };
+  const config = await loadMockapiConfig(flags);
+  const { port, host } = config;
+  if (!isValidHost(host)) throw new Error(`host ${JSON.stringify(host)} is not a hostname or IP address`);
+
+  // Checked before the database is opened, so a busy port fails fast and touches nothing.
+  const probe = await probePort(port, host);
+  if (probe) throw toListenError(probe, port, host);
+
+  const runtime = await createRuntime(config);
+  let listener: Listener;
+  try {
+    const app = createApp(runtime);
+    listener = await listen(toNodeHandler(app), {
+      // A fixed port is that port or a failure (isProd: no alternative range; random: false: no
+      // random fallback); 0 asks the system for any free one.
+      port: port === 0 ? { port: 0, random: true } : { port, random: false },
+      hostname: host,
+      public: !isLocalHost(host),
+      showURL: false,
+      autoClose: false,
+      isProd: true,
+      qr: false,
+    });
+  } catch (error) {
+    runtime.close();
+    throw toListenError(error, port, host);
+  }
+  const actual = listener.address.port;
+  if (port !== 0 && actual !== port) {
+    // get-port-please silently swaps a port browsers refuse (6000, 6665, ...) for another one.
+    await listener.close();
+    runtime.close();
+    throw new Error(`port ${port} is one that browsers refuse to connect to; choose another (or --port 0 for any free port)`);
+  }
+  listener.server.on('error', (error) => {
+    process.stderr.write(`mockapi: server error: ${error.message}\n`);
+    process.exit(1);
+  });
+  stopOnSignals(listener, runtime);
+
+  const url = `http://${urlHost(host)}:${actual}`;
+  // One write, so a reader that waits for the URL gets the whole block.
+  log.success(
+    [
+      `mockapi listening on ${url}${isAnyHost(host) ? ' (all interfaces)' : ''}`,
+      colors.dim(`  API     ${url}/api/v1`),
+      colors.dim(`  Health  ${url}/health`),
+    ].join('\n'),
+  );
+}
+
+/** SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close the database, exit 0. A second signal forces exit 1. */
+function stopOnSignals(listener: Listener, runtime: Runtime): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`mockapi: ${signal} again, exiting without waiting for open requests\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    log.info(`${signal} received: finishing open requests and stopping`);
+    const force = setTimeout(() => listener.server.closeAllConnections(), shutdownGraceMs);
+    force.unref();
+    listener
+      .close()
+      .then(() => {
+        clearTimeout(force);
+        runtime.close();
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`mockapi: shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/** Binds the port once and lets it go, to name the exact problem (busy, forbidden, unknown host). */
+function probePort(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((done) => {
+    const server = createNetServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => done(error));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => done(undefined)));
+  });
+}
+
+function toListenError(error: unknown, port: number, host: string): Error {
+  const { code, name, message } = error as NodeJS.ErrnoException;
+  if (code === 'EADDRINUSE' || name === 'GetPortError') {
+    return new Error(`port ${port} on ${host} is already in use (try --port 0 for any free port)`);
+  }
+  if (code === 'EACCES') return new Error(`no permission to listen on port ${port} on ${host} (try a port above 1023, or --port 0)`);
+  if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${host}: the address is not on this machine`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`cannot listen on ${host}: unknown host`);
+  return new Error(`cannot listen on ${host}:${port}: ${message}`);
+}
+
+function parsePort(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('Expected an integer from 0 to 65535.');
+  return Number(value);
+}
+
+function parseHost(value: string): string {
+  if (!isValidHost(value)) throw new InvalidArgumentError('Expected a hostname or an IP address.');
+  return value;
+}
+
+function parseDb(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('Expected a file path or ":memory:".');
+  return value;
+}
+
+function parseLatency(value: string): string {
+  const part = String.raw`\d+(?:\.\d+)?(?:ms|s)?`;
+  if (!new RegExp(`^${part}(?:-${part})?$`).test(value)) {
+    throw new InvalidArgumentError('Expected milliseconds or a duration such as "250ms", "1s" or "100-400".');
+  }
+  return value;
+}
+
+// listhen (and get-port-please) replace a host outside this pattern with localhost, silently.
+function isValidHost(host: string): boolean {
+  return /^(?!-)[\d.:A-Za-z-]{1,63}(?<!-)$/.test(host);
+}
+
+function isLocalHost(host: string): boolean {
+  return host === 'localhost' || host === '127.0.0.1' || host === '::1';
+}
+
+function isAnyHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+function urlHost(host: string): string {
+  if (isAnyHost(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
