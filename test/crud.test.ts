@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, sandboxClient, type RunningServer } from './helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { sandboxClient, useServer } from './helpers/server.js';
 import {
   BASELINE,
   COLLECTIONS,
@@ -12,13 +12,7 @@ import {
   type Collection,
 } from './helpers/problems.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useServer();
 
 const fresh = () => sandboxClient(server.api);
 

@@ -1,14 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, sandboxClient, type RunningServer } from './helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { sandboxClient, useServer } from './helpers/server.js';
 import { BASELINE, expectProblem, newRecord, request, totalOf } from './helpers/problems.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useServer();
 
 /** Parses `svc_identity=<id>; Path=/; HttpOnly; SameSite=Lax` into the id and its attributes. */
 function identityCookie(headers: Headers): { id: string; attributes: string[] } | undefined {

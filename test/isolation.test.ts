@@ -1,14 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, sandboxClient, type RunningServer } from './helpers/server.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { sandboxClient, useServer } from './helpers/server.js';
 import { BASELINE, COLLECTIONS, LOCAL_ID, create, expectProblem, listAll, newRecord, totalOf, type Client } from './helpers/problems.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useServer();
 
 const fresh = () => sandboxClient(server.api);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

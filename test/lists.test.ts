@@ -1,14 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startServer, sandboxClient, type RunningServer } from './helpers/server.js';
+import { describe, it, expect } from 'vitest';
+import { sandboxClient, useServer } from './helpers/server.js';
 import { BASELINE, COLLECTIONS, create, expectProblem, type Collection } from './helpers/problems.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useServer();
 
 const fresh = () => sandboxClient(server.api);
 const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);

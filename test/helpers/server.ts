@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,4 +119,24 @@ export function sandboxClient(api: string, sandboxId = `test-${crypto.randomUUID
     patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('PATCH', path, body, headers),
     delete: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, undefined, headers),
   };
+}
+
+/**
+ * Starts one server for the calling test file (beforeAll) and cleans it up (afterAll). The
+ * returned object reads through to the running server, so tests write `server.api`.
+ */
+export function useServer(options: StartOptions = {}): RunningServer {
+  let current: RunningServer | undefined;
+  beforeAll(async () => {
+    current = await startServer(options);
+  });
+  afterAll(async () => {
+    await current?.cleanup();
+  });
+  return new Proxy({} as RunningServer, {
+    get: (_target, key) => {
+      if (!current) throw new Error('the test server has not started');
+      return current[key as keyof RunningServer];
+    },
+  });
 }
