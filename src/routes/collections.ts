@@ -28,6 +28,17 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   };
   const missing = (store: CollectionStore, id: string) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
 
+  /** PUT and PATCH differ only in the engine call. */
+  const change =
+    (apply: (store: CollectionStore, sandbox: string, id: string, body: Record<string, unknown>) => unknown) => async (event: H3Event) => {
+      const store = storeOf(event);
+      const sandbox = sandboxOf(event);
+      const id = idOf(event);
+      const record = apply(store, sandbox, id, await readJsonObject(event, bodyBytes));
+      if (!record) throw missing(store, id);
+      return record;
+    };
+
   const list = resource({
     GET: (event) => {
       const store = storeOf(event);
@@ -61,22 +72,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
       if (json === undefined) throw missing(store, id);
       return sendJson(event, json);
     },
-    PUT: async (event) => {
-      const store = storeOf(event);
-      const sandbox = sandboxOf(event);
-      const id = idOf(event);
-      const record = store.replace(sandbox, id, await readJsonObject(event, bodyBytes));
-      if (!record) throw missing(store, id);
-      return record;
-    },
-    PATCH: async (event) => {
-      const store = storeOf(event);
-      const sandbox = sandboxOf(event);
-      const id = idOf(event);
-      const record = store.patch(sandbox, id, await readJsonObject(event, bodyBytes));
-      if (!record) throw missing(store, id);
-      return record;
-    },
+    PUT: change((store, sandbox, id, body) => store.replace(sandbox, id, body)),
+    PATCH: change((store, sandbox, id, body) => store.patch(sandbox, id, body)),
     DELETE: (event) => {
       const store = storeOf(event);
       const id = idOf(event);
