@@ -23,6 +23,5 @@ function toProblemResponse(error: HTTPError, event: H3Event): Response {
   if (problem.status >= 500) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
   const headers = new Headers({ 'content-type': 'application/problem+json', ...problem.headers });
   if (event.context.mintedCookie) headers.append('set-cookie', event.context.mintedCookie);
-  if (problem.status === 413) headers.set('connection', 'close');
   return new Response(JSON.stringify(problem.toProblem()), { status: problem.status, headers });
 }

@@ -66,3 +66,65 @@ export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
     createdCount: sqlite.prepare(`SELECT count(*) FROM overlay WHERE sid = :sid AND cid = :cid AND state = 1`).pluck(),
   };
 }
+
+export interface ListShape {
+  filters: { field: string; op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like'; values: (string | number)[] }[];
+  sort: { field: string; descending: boolean }[];
+}
+
+const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+const maxCachedShapes = 500;
+
+/**
+ * Filtered and sorted lists over the same merged view. Field names come from the collection's
+ * definition (never from the client), values are always bound; statements are prepared once per
+ * query shape and kept in a bounded cache.
+ */
+export function createListCompiler(sqlite: Sqlite) {
+  const cache = new Map<string, { page: Statement; count: Statement }>();
+
+  function compile(shape: ListShape): { sql: { page: string; count: string }; bind: Record<string, string | number> } {
+    const bind: Record<string, string | number> = {};
+    let n = 0;
+    const param = (value: string | number) => {
+      const name = `p${n++}`;
+      bind[name] = value;
+      return `:${name}`;
+    };
+    const expr = (field: string) => {
+      if (field === 'id') return 'id';
+      return `json_extract(doc, ${param(`$.${field}`)})`;
+    };
+    const where = shape.filters.map(({ field, op, values }) => {
+      const e = expr(field);
+      if (op === 'eq') return `${e} IN (${values.map(param).join(', ')})`;
+      if (op === 'ne') return values.map((v) => `${e} IS NOT ${param(v)}`).join(' AND ');
+      if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
+      return values.map((v) => `${e} ${comparison[op]} ${param(v)}`).join(' AND ');
+    });
+    const order = shape.sort.length
+      ? [...shape.sort.map(({ field, descending }) => `${expr(field)} ${descending ? 'DESC' : 'ASC'}`), 'id ASC'].join(', ')
+      : 'k';
+    const filtered = `SELECT k, id, doc FROM (${visible})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return {
+      sql: {
+        page: `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' FROM (
+                 SELECT doc FROM (${filtered}) ORDER BY ${order} LIMIT (:limit + 0) OFFSET (:offset + 0))`,
+        count: `SELECT count(*) FROM (${filtered})`,
+      },
+      bind,
+    };
+  }
+
+  return (shape: ListShape) => {
+    const { sql, bind } = compile(shape);
+    const key = sql.page;
+    let statements = cache.get(key);
+    if (!statements) {
+      if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
+      statements = { page: sqlite.prepare(sql.page).pluck(), count: sqlite.prepare(sql.count).pluck() };
+      cache.set(key, statements);
+    }
+    return { ...statements, bind };
+  };
+}

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
-import type { MergedViewStatements } from '../db/merged-view.js';
+import type { ListShape, MergedViewStatements, createListCompiler } from '../db/merged-view.js';
 import { overlay } from '../db/schema.js';
 import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
 import type { CollectionDefinition } from './definition.js';
@@ -33,6 +33,7 @@ export interface ChangeEvent {
 export interface StoreContext {
   db: OpenDatabase;
   view: MergedViewStatements;
+  compileList: ReturnType<typeof createListCompiler>;
   sandboxes: SandboxStore;
   limits: { createdPerCollection: number };
   /** Looks up another collection (foreign keys name them by name). */
@@ -137,10 +138,18 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   return {
     definition,
 
-    list(sandbox: string, page: number, limit: number): Page {
+    list(sandbox: string, page: number, limit: number, shape: ListShape = { filters: [], sort: [] }): Page {
       const sid = sandboxes.sidOf(sandbox);
-      const json = view.page.get({ sid, cid, limit, offset: (page - 1) * limit }) as string;
-      return { json, total: view.count.get({ sid, cid }) as number };
+      const offset = (page - 1) * limit;
+      if (!shape.filters.length && !shape.sort.length) {
+        const json = view.page.get({ sid, cid, limit, offset }) as string;
+        return { json, total: view.count.get({ sid, cid }) as number };
+      }
+      const compiled = context.compileList(shape);
+      return {
+        json: compiled.page.get({ ...compiled.bind, sid, cid, limit, offset }) as string,
+        total: compiled.count.get({ ...compiled.bind, sid, cid }) as number,
+      };
     },
 
     /** The record's JSON text as stored, or undefined when the sandbox cannot see it. */

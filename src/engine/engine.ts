@@ -1,5 +1,5 @@
 import type { OpenDatabase } from '../db/open.js';
-import { prepareMergedView } from '../db/merged-view.js';
+import { createListCompiler, prepareMergedView } from '../db/merged-view.js';
 import type { CollectionDefinition } from './definition.js';
 import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
 import { createSandboxStore } from './sandbox-store.js';
@@ -26,6 +26,7 @@ export function createEngine(options: EngineOptions) {
   const context = {
     db,
     view,
+    compileList: createListCompiler(db.sqlite),
     sandboxes,
     limits: options.limits,
     collection: (name: string) => byName.get(name),

@@ -1,18 +1,46 @@
 import { invalidQuery } from '../errors.js';
+import type { CollectionDefinition, JsonSchema } from './definition.js';
+import { parseRecordId } from './record-id.js';
+
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'id';
+export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like';
+
+export interface Filter {
+  /** Dotted field path (`user_id`, `address.city`) or `id`. */
+  field: string;
+  op: Operator;
+  /** Typed values, ready to bind (booleans as 1/0). */
+  values: (string | number)[];
+}
+
+export interface SortKey {
+  field: string;
+  descending: boolean;
+}
 
 export interface ListQuery {
   page: number;
   limit: number;
+  filters: Filter[];
+  sort: SortKey[];
 }
 
 /** Parameters with aliases, first name wins (json-server's `_page`, `_limit`, `_per_page`). */
 const aliases = { page: ['page', '_page'], limit: ['limit', '_limit', '_per_page'] } as const;
+/** Read by other layers (cursors, search, embeds) or harmless (`_` is jQuery's cache buster). */
+const reserved = new Set(['page', '_page', 'limit', '_limit', '_per_page', 'cursor', 'q', '_sort', '_order', '_embed', '_expand', '_']);
+const operators: Operator[] = ['ne', 'gte', 'gt', 'lte', 'lt', 'like'];
+/** Bounds the SQL a single request can make. */
+const maxValuesPerField = 50;
 
 /** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
-export function parseListQuery(params: URLSearchParams, maxPageSize: number): ListQuery {
+export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {
+  const fields = definition ? scalarFields(definition) : new Map<string, FieldKind>();
   return {
     page: readInteger(params, aliases.page, 1, 1, Number.MAX_SAFE_INTEGER),
     limit: readInteger(params, aliases.limit, 10, 1, maxPageSize),
+    filters: definition ? readFilters(params, fields) : [],
+    sort: definition ? readSort(params, fields) : [],
   };
 }
 
@@ -26,4 +54,86 @@ function readInteger(params: URLSearchParams, names: readonly string[], fallback
     return value;
   }
   return fallback;
+}
+
+function readFilters(params: URLSearchParams, fields: Map<string, FieldKind>): Filter[] {
+  const filters: Filter[] = [];
+  for (const name of new Set(params.keys())) {
+    if (reserved.has(name)) continue;
+    const op = operators.find((o) => name.endsWith(`_${o}`) && fields.has(name.slice(0, -o.length - 1)));
+    const field = op ? name.slice(0, -op.length - 1) : name;
+    const kind = fields.get(field);
+    if (!kind) throw invalidQuery(name, `names no field of this collection`);
+    const raw = params.getAll(name);
+    if (raw.length > maxValuesPerField) throw invalidQuery(name, `is repeated more than ${maxValuesPerField} times`);
+    const operator: Operator = op ?? 'eq';
+    if (operator === 'like' && kind !== 'string') throw invalidQuery(name, 'applies to text fields only');
+    if (kind === 'boolean' && operator !== 'eq' && operator !== 'ne') throw invalidQuery(name, 'compares booleans with = and _ne only');
+    filters.push({ field, op: operator, values: raw.map((value) => typed(name, kind, value)) });
+  }
+  return filters;
+}
+
+function typed(name: string, kind: FieldKind, value: string): string | number {
+  switch (kind) {
+    case 'boolean':
+      if (value === 'true') return 1;
+      if (value === 'false') return 0;
+      throw invalidQuery(name, 'must be true or false');
+    case 'integer':
+    case 'number': {
+      const n = value.trim() === '' ? NaN : Number(value);
+      if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw invalidQuery(name, `must be ${kind === 'integer' ? 'a whole number' : 'a number'}`);
+      return n;
+    }
+    case 'id': {
+      const id = parseRecordId(value);
+      if (id === undefined) throw invalidQuery(name, 'must be a record id (a positive integer or local-<uuid>)');
+      return id;
+    }
+    default:
+      return value;
+  }
+}
+
+function readSort(params: URLSearchParams, fields: Map<string, FieldKind>): SortKey[] {
+  const raw = params.get('_sort');
+  if (raw === null) {
+    if (params.has('_order')) readOrders(params, 1);
+    return [];
+  }
+  const names = raw.split(',').map((s) => s.trim());
+  const orders = readOrders(params, names.length);
+  return names.map((name, index) => {
+    const descending = name.startsWith('-');
+    const field = descending ? name.slice(1) : name;
+    if (!fields.has(field)) throw invalidQuery('_sort', `names no sortable field: ${JSON.stringify(field)}`);
+    return { field, descending: descending !== (orders[index] ?? orders[0]) };
+  });
+}
+
+/** `_order=desc` applies to every key; `_order=asc,desc` pairs with `_sort`'s keys. */
+function readOrders(params: URLSearchParams, count: number): boolean[] {
+  const raw = params.get('_order');
+  if (raw === null) return [false];
+  const orders = raw.split(',').map((s) => s.trim().toLowerCase());
+  if (orders.length > Math.max(count, 1) || orders.some((o) => o !== 'asc' && o !== 'desc')) {
+    throw invalidQuery('_order', 'must be asc or desc (or a comma list matching _sort)');
+  }
+  return orders.map((o) => o === 'desc');
+}
+
+/** Every scalar field a filter or sort may name, nested ones as dotted paths, plus `id`. */
+export function scalarFields(definition: CollectionDefinition): Map<string, FieldKind> {
+  const out = new Map<string, FieldKind>([['id', 'id']]);
+  const walk = (properties: Record<string, JsonSchema>, prefix: string) => {
+    for (const [name, schema] of Object.entries(properties)) {
+      const path = prefix + name;
+      if (schema['x-record-id']) out.set(path, 'id');
+      else if (schema.type === 'object' && schema.properties) walk(schema.properties, `${path}.`);
+      else if (typeof schema.type === 'string' && ['string', 'number', 'integer', 'boolean'].includes(schema.type)) out.set(path, schema.type as FieldKind);
+    }
+  };
+  walk(definition.fields, '');
+  return out;
 }

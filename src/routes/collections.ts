@@ -43,8 +43,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     GET: (event) => {
       const store = storeOf(event);
       const sandbox = sandboxOf(event);
-      const query = parseListQuery(event.url.searchParams, maxPageSize);
-      const page = store.list(sandbox, query.page, query.limit);
+      const query = parseListQuery(event.url.searchParams, maxPageSize, store.definition);
+      const page = store.list(sandbox, query.page, query.limit, query);
       const totalPages = Math.ceil(page.total / query.limit);
       const pagination = {
         page: query.page,

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseListQuery } from '../../src/engine/list-query.js';
 import { ApiError } from '../../src/errors.js';
+import { todos } from '../../src/collections/todos.js';
+import { users } from '../../src/collections/users.js';
 
 const parse = (query: string) => parseListQuery(new URLSearchParams(query), 200);
 
 describe('parseListQuery', () => {
   it('defaults to page 1 of 10', () => {
-    expect(parse('')).toEqual({ page: 1, limit: 10 });
+    expect(parse('')).toEqual({ page: 1, limit: 10, filters: [], sort: [] });
   });
 
   it.each([
@@ -15,7 +17,7 @@ describe('parseListQuery', () => {
     ['_per_page=200', { page: 1, limit: 200 }],
     ['limit=7&_limit=9', { page: 1, limit: 7 }],
   ])('reads %s', (query, expected) => {
-    expect(parse(query)).toEqual(expected);
+    expect(parse(query)).toMatchObject(expected);
   });
 
   it.each([
@@ -38,5 +40,34 @@ describe('parseListQuery', () => {
       expect((error as ApiError).code).toBe('INVALID_QUERY');
       expect((error as ApiError).message).toContain(`"${parameter}"`);
     }
+  });
+});
+
+describe('filters and sort', () => {
+  const todoQuery = (query: string) => parseListQuery(new URLSearchParams(query), 200, todos);
+
+  it('types values by field and groups repeats', () => {
+    expect(todoQuery('completed=true&user_id=1&user_id=local-00000000-0000-4000-8000-000000000000&id_gte=5').filters).toEqual([
+      { field: 'completed', op: 'eq', values: [1] },
+      { field: 'user_id', op: 'eq', values: [1, 'local-00000000-0000-4000-8000-000000000000'] },
+      { field: 'id', op: 'gte', values: [5] },
+    ]);
+  });
+
+  it('reads nested fields of users and operator suffixes', () => {
+    expect(parseListQuery(new URLSearchParams('address.geo.lat_lt=10&company.name_like=x'), 200, users).filters).toEqual([
+      { field: 'address.geo.lat', op: 'lt', values: [10] },
+      { field: 'company.name', op: 'like', values: ['x'] },
+    ]);
+  });
+
+  it('reads _sort with - and _order lists', () => {
+    expect(todoQuery('_sort=title,-id').sort).toEqual([{ field: 'title', descending: false }, { field: 'id', descending: true }]);
+    expect(todoQuery('_sort=title,id&_order=desc,asc').sort).toEqual([{ field: 'title', descending: true }, { field: 'id', descending: false }]);
+    expect(todoQuery('_sort=-title&_order=desc').sort).toEqual([{ field: 'title', descending: false }]);
+  });
+
+  it('ignores the reserved parameters of other layers', () => {
+    expect(todoQuery('q=x&cursor=y&_embed=z&_expand=w&_=123').filters).toEqual([]);
   });
 });
