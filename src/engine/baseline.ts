@@ -10,9 +10,10 @@ export class FixtureError extends Error {
   override name = 'FixtureError';
 }
 
-interface FixtureSet {
+interface FixtureFiles {
   hash: string;
-  records: Map<CollectionDefinition, Record<string, unknown>[]>;
+  /** Each collection's file path and raw text (`[]` when it has no file). */
+  files: Map<CollectionDefinition, { file: string; text: string }>;
 }
 
 /**
@@ -21,15 +22,17 @@ interface FixtureSet {
  * A collection without a file has an empty baseline. Returns whether the table was rewritten.
  */
 export function loadBaseline(db: OpenDatabase, folder: string, definitions: CollectionDefinition[]): boolean {
-  const fixtures = readFixtures(folder, definitions);
+  // Hash the raw files first: an unchanged baseline (every restart) skips parsing and validation.
+  const fixtures = readFixtureFiles(folder, definitions);
   const stored = db.sqlite.prepare(`SELECT value FROM meta WHERE key = 'baseline_hash'`).pluck().get();
   if (stored === fixtures.hash) return false;
+  const records = checkFixtures(fixtures);
 
   const insert = db.sqlite.prepare(`INSERT INTO base (cid, id, doc) VALUES (?, ?, ?)`);
   db.sqlite.transaction(() => {
     db.sqlite.prepare(`DELETE FROM base`).run();
-    for (const [definition, records] of fixtures.records) {
-      for (const record of records) insert.run(definition.cid, record.id as number, JSON.stringify(record));
+    for (const [definition, list] of records) {
+      for (const record of list) insert.run(definition.cid, record.id as number, JSON.stringify(record));
     }
     db.sqlite
       .prepare(`INSERT INTO meta (key, value) VALUES ('baseline_hash', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
@@ -38,16 +41,25 @@ export function loadBaseline(db: OpenDatabase, folder: string, definitions: Coll
   return true;
 }
 
-/** Reads and checks every fixture file: JSON arrays, integer ids, valid fields, valid foreign keys. */
-export function readFixtures(folder: string, definitions: CollectionDefinition[]): FixtureSet {
+/** Reads every fixture file as text and hashes them with the definitions they are checked against. */
+export function readFixtureFiles(folder: string, definitions: CollectionDefinition[]): FixtureFiles {
   const hash = createHash('sha256').update(JSON.stringify(definitions));
-  const records = new Map<CollectionDefinition, Record<string, unknown>[]>();
-  const idsByCollection = new Map<string, Set<number>>();
-
+  const files = new Map<CollectionDefinition, { file: string; text: string }>();
   for (const definition of definitions) {
     const file = join(folder, `${definition.name}.json`);
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '[]';
     hash.update(`\0${definition.name}\0${text}`);
+    files.set(definition, { file, text });
+  }
+  return { hash: hash.digest('hex'), files };
+}
+
+/** Parses and checks every fixture file: JSON arrays, integer ids, valid fields, valid foreign keys. */
+export function checkFixtures(fixtures: FixtureFiles): Map<CollectionDefinition, Record<string, unknown>[]> {
+  const records = new Map<CollectionDefinition, Record<string, unknown>[]>();
+  const idsByCollection = new Map<string, Set<number>>();
+
+  for (const [definition, { file, text }] of fixtures.files) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -82,5 +94,5 @@ export function readFixtures(folder: string, definitions: CollectionDefinition[]
       }
     }
   }
-  return { hash: hash.digest('hex'), records };
+  return records;
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, repoRoot, sandboxClient, startServer } from './helpers/server.js';
+
+// The baseline reloads at start when the fixture files changed (hash), and only then is checked.
+describe('loading fixtures', () => {
+  it('reloads an edited fixture on restart and refuses a broken one with one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mockapi-fixtures-'));
+    try {
+      cpSync(join(repoRoot, 'fixtures'), join(dir, 'fixtures'), { recursive: true, filter: (src) => !src.endsWith('.mjs') });
+      writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify({ fixtures: './fixtures' }));
+      const db = join(dir, 'shared.db');
+
+      const first = await startServer({ cwd: dir, db });
+      const before = (await sandboxClient(first.api).get('/users/1')).body.name;
+      await first.stop();
+
+      const users = JSON.parse(readFileSync(join(dir, 'fixtures/users.json'), 'utf8'));
+      users[0].name = 'Renamed In Fixture';
+      writeFileSync(join(dir, 'fixtures/users.json'), JSON.stringify(users));
+      const second = await startServer({ cwd: dir, db });
+      expect((await sandboxClient(second.api).get('/users/1')).body.name).toBe('Renamed In Fixture');
+      expect(before).not.toBe('Renamed In Fixture');
+      await second.stop();
+
+      users[1].email = 'not an address';
+      writeFileSync(join(dir, 'fixtures/users.json'), JSON.stringify(users));
+      const broken = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+      expect(broken.status).toBe(1);
+      expect(broken.stderr).toContain('users.json');
+      expect(broken.stderr).toContain('/email');
+      expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
