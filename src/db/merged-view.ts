@@ -25,7 +25,7 @@ export interface MergedViewStatements {
   page: Statement<{ sid: number; cid: number; limit: number; offset: number }>;
   /** Records in the sandbox's view of the collection. */
   count: Statement<{ sid: number; cid: number }>;
-  /** `{state, doc}` of one record as the sandbox sees it; state 0 = untouched baseline. */
+  /** `{state, seq, doc}` of one record as the sandbox sees it; state 0 (seq 0) = untouched baseline. */
   get: Statement<{ sid: number; cid: number; id: number | string }>;
   /** Another visible record whose field equals the value, case-insensitively (unique fields). */
   duplicate: Statement<{ sid: number; cid: number; path: string; value: string; id: number | string | null }>;
@@ -51,7 +51,7 @@ export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
       )
       .pluck(),
     get: sqlite.prepare(
-      `SELECT coalesce(o.state, 0) AS state, coalesce(o.doc, b.doc) AS doc
+      `SELECT coalesce(o.state, 0) AS state, coalesce(o.seq, 0) AS seq, coalesce(o.doc, b.doc) AS doc
          FROM (SELECT :id AS id) k
          LEFT JOIN overlay o ON o.sid = :sid AND o.cid = :cid AND o.id = k.id
          LEFT JOIN base b ON b.cid = :cid AND b.id = k.id

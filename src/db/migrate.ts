@@ -1,6 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import { searchDdl } from './search-index.js';
 
-/** Bumped when the tables change shape; an older file is refused with a clear message. */
+/**
+ * Bumped when the tables change shape; an older file is refused with a clear message. Tables added
+ * with `IF NOT EXISTS` (snapshots, the search index) need no bump: an older file just gains them.
+ */
 export const schemaVersion = 1;
 
 /** DDL matching `schema.ts`. WITHOUT ROWID keeps each sandbox's overlay rows together on disk. */
@@ -32,6 +36,24 @@ CREATE TABLE IF NOT EXISTS overlay (
   PRIMARY KEY (sid, cid, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS overlay_by_state ON overlay (sid, cid, state, seq);
+CREATE TABLE IF NOT EXISTS snapshots (
+  sid INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (sid, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshot_rows (
+  sid INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  cid INTEGER NOT NULL,
+  id NUMERIC NOT NULL,
+  state INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  doc TEXT,
+  PRIMARY KEY (sid, name, cid, id)
+) WITHOUT ROWID;
+${searchDdl}
 `;
 
 export class SchemaMismatchError extends Error {

@@ -5,7 +5,7 @@ const recordId = customType<{ data: number | string }>({ dataType: () => 'numeri
 
 /**
  * Every table of the database. `migrate.ts` holds the matching DDL (drizzle-kit is not used at
- * run time); a unit test checks the two agree. FTS5 tables live in `search-sql.ts`: drizzle has
+ * run time); a unit test checks the two agree. The FTS5 table lives in `search-index.ts`: drizzle has
  * no virtual tables.
  */
 
@@ -58,6 +58,36 @@ export const overlay = sqliteTable(
     doc: text('doc'),
   },
   (t) => [primaryKey({ columns: [t.sid, t.cid, t.id] }), index('overlay_by_state').on(t.sid, t.cid, t.state, t.seq)],
+);
+
+/**
+ * A named copy of a sandbox's overlay, taken by `POST /sandbox/snapshots` and put back by
+ * restore. `seq` is the sandbox's counter when it was taken.
+ */
+export const snapshots = sqliteTable(
+  'snapshots',
+  {
+    sid: integer('sid').notNull(),
+    name: text('name').notNull(),
+    createdAt: integer('created_at').notNull(),
+    seq: integer('seq').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.name] })],
+);
+
+/** The overlay rows of each snapshot, copied as they were. */
+export const snapshotRows = sqliteTable(
+  'snapshot_rows',
+  {
+    sid: integer('sid').notNull(),
+    name: text('name').notNull(),
+    cid: integer('cid').notNull(),
+    id: recordId('id').notNull(),
+    state: integer('state').notNull(),
+    seq: integer('seq').notNull(),
+    doc: text('doc'),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.name, t.cid, t.id] })],
 );
 
 export type SandboxRow = typeof sandboxes.$inferSelect;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { createRecordValidator } from './validate.js';
+import { createSearchIndex, maxPackedNumber } from '../db/search-index.js';
 
 /** A fixture file that cannot be the baseline; the message names the file and the record. */
 export class FixtureError extends Error {
@@ -34,6 +35,7 @@ export function loadBaseline(db: OpenDatabase, folder: string, definitions: Coll
     for (const [definition, list] of records) {
       for (const record of list) insert.run(definition.cid, record.id as number, JSON.stringify(record));
     }
+    createSearchIndex(db.sqlite, definitions).reindexBaseline();
     db.sqlite
       .prepare(`INSERT INTO meta (key, value) VALUES ('baseline_hash', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
       .run(fixtures.hash);
@@ -73,7 +75,9 @@ export function checkFixtures(fixtures: FixtureFiles): Map<CollectionDefinition,
       const where = `${file} record ${index}`;
       if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new FixtureError(`${where}: must be an object`);
       const { id, ...fields } = record as Record<string, unknown>;
-      if (!Number.isSafeInteger(id) || (id as number) < 1) throw new FixtureError(`${where}: "id" must be a positive integer`);
+      if (!Number.isSafeInteger(id) || (id as number) < 1 || (id as number) > maxPackedNumber) {
+        throw new FixtureError(`${where}: "id" must be an integer from 1 to ${maxPackedNumber}`);
+      }
       if (ids.has(id as number)) throw new FixtureError(`${where}: duplicate id ${id}`);
       ids.add(id as number);
       const problems = validate(fields);

@@ -7,6 +7,7 @@ import type { CollectionDefinition } from './definition.js';
 import { applyMergePatch } from './merge-patch.js';
 import { newRecordId, parseRecordId, type RecordId } from './record-id.js';
 import type { SandboxStore } from './sandbox-store.js';
+import { searchText, type SearchIndex } from '../db/search-index.js';
 import { createRecordValidator } from './validate.js';
 
 export type Json = Record<string, unknown>;
@@ -35,6 +36,7 @@ export interface StoreContext {
   view: MergedViewStatements;
   compileList: ReturnType<typeof createListCompiler>;
   sandboxes: SandboxStore;
+  search: SearchIndex;
   limits: { createdPerCollection: number };
   /** Looks up another collection (foreign keys name them by name). */
   collection: (name: string) => CollectionDefinition | undefined;
@@ -43,7 +45,7 @@ export interface StoreContext {
 
 /** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
 export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
-  const { db, view, sandboxes, limits, emit } = context;
+  const { db, view, sandboxes, search, limits, emit } = context;
   const { cid } = definition;
   const validate = createRecordValidator(definition);
   const immediate = <T>(fn: () => T): T => db.sqlite.transaction(fn).immediate();
@@ -68,11 +70,11 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const drop = db.orm.delete(overlay).where(rowKey).prepare();
 
   /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline). */
-  function current(sid: number, id: RecordId): { state: number; fields: Json } | undefined {
-    const row = view.get.get({ sid, cid, id }) as { state: number; doc: string | null } | undefined;
+  function current(sid: number, id: RecordId): { state: number; seq: number; fields: Json } | undefined {
+    const row = view.get.get({ sid, cid, id }) as { state: number; seq: number; doc: string | null } | undefined;
     if (!row || row.state === DELETED || row.doc === null) return undefined;
     const { id: _id, _sandbox, ...fields } = JSON.parse(row.doc) as Json;
-    return { state: row.state, fields };
+    return { state: row.state, seq: row.seq, fields };
   }
 
   /** Foreign keys must name a record visible in the sandbox; checked only where the value changes. */
@@ -112,11 +114,14 @@ export function createCollectionStore(definition: CollectionDefinition, context:
     return fields;
   }
 
-  function store(sid: number, id: RecordId, state: number, fields: Json, exists: boolean): Json {
+  /** Writes the record's overlay row (reusing its seq when it has one) and its search entry. */
+  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number): Json {
     const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
     const doc = JSON.stringify(record);
-    if (exists) rewrite.run({ sid, id, state, doc });
-    else insert.run({ sid, id, state, seq: sandboxes.nextSeq(sid), doc });
+    let seq = existingSeq;
+    if (seq) rewrite.run({ sid, id, state, doc });
+    else insert.run({ sid, id, state, seq: (seq = sandboxes.nextSeq(sid)), doc });
+    search.put(sid, cid, seq, searchText(definition.searchable, record));
     return record;
   }
 
@@ -129,7 +134,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       const fields = validated(sid, merge(found.fields), found.fields);
       checkUnique(sid, fields, id);
       const state = found.state === CREATED ? CREATED : UPDATED;
-      return store(sid, id, state, fields, found.state !== 0);
+      return store(sid, id, state, fields, found.seq);
     });
     if (record) emit({ action: 'updated', collection: definition, sandbox, record });
     return record;
@@ -175,7 +180,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         if ((view.createdCount.get({ sid, cid }) as number) >= limits.createdPerCollection) {
           throw quotaExceeded(`a sandbox may hold at most ${limits.createdPerCollection} created ${definition.name}; delete one or reset the sandbox`);
         }
-        return store(sid, newRecordId(), CREATED, checked, false);
+        return store(sid, newRecordId(), CREATED, checked, 0);
       });
       emit({ action: 'created', collection: definition, sandbox, record });
       return record;
@@ -210,6 +215,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         const found = current(sandboxes.sidOf(sandbox), id);
         if (!found) return undefined;
         const sid = sandboxes.open(sandbox);
+        if (found.state !== 0) search.remove(sid, cid, found.seq);
         if (found.state === CREATED) drop.run({ sid, id });
         else if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
         else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });

@@ -3,6 +3,7 @@ import { createListCompiler, prepareMergedView } from '../db/merged-view.js';
 import type { CollectionDefinition } from './definition.js';
 import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
 import { createSandboxStore } from './sandbox-store.js';
+import { createSearchIndex } from '../db/search-index.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
@@ -19,7 +20,9 @@ export type ChangeListener = (event: ChangeEvent) => void;
 export function createEngine(options: EngineOptions) {
   const { db } = options;
   const view = prepareMergedView(db.sqlite);
-  const sandboxes = createSandboxStore(db);
+  const search = createSearchIndex(db.sqlite, options.collections);
+  search.ensureBuilt();
+  const sandboxes = createSandboxStore(db, search);
   const listeners: ChangeListener[] = [];
   const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
   const stores = new Map<string, CollectionStore>();
@@ -28,6 +31,7 @@ export function createEngine(options: EngineOptions) {
     view,
     compileList: createListCompiler(db.sqlite),
     sandboxes,
+    search,
     limits: options.limits,
     collection: (name: string) => byName.get(name),
     emit: (event: ChangeEvent) => {
@@ -38,6 +42,8 @@ export function createEngine(options: EngineOptions) {
 
   return {
     collections: options.collections,
+    sandboxes,
+    search,
     /** The store of a collection, or undefined for a name that is not one. */
     collection(name: string): CollectionStore | undefined {
       return stores.get(name);

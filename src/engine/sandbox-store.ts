@@ -1,9 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
 import { overlay, sandboxes } from '../db/schema.js';
+import type { SearchIndex } from '../db/search-index.js';
 
 /** Sandbox id → the compact integer of its rows. Nothing is cached: another process may reset. */
-export function createSandboxStore(db: OpenDatabase) {
+export function createSandboxStore(db: OpenDatabase, search: SearchIndex) {
   const { orm } = db;
   const findSid = orm
     .select({ sid: sandboxes.sid })
@@ -38,11 +39,12 @@ export function createSandboxStore(db: OpenDatabase) {
     nextSeq(sid: number): number {
       return bumpSeq.get({ sid })!.seq;
     },
-    /** Deletes every overlay row of the sandbox; returns how many rows each collection had. */
+    /** Deletes every overlay row of the sandbox and its search entries; returns how many rows each collection had. */
     purge(sid: number): Map<number, number> {
       const counts = new Map<number, number>();
       for (const row of purgeCounts.all(sid) as { cid: number; n: number }[]) counts.set(row.cid, row.n);
       purge.run({ sid });
+      search.forget(sid);
       return counts;
     },
   };
