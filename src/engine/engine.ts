@@ -24,6 +24,10 @@ export function createEngine(options: EngineOptions) {
   search.ensureBuilt();
   const sandboxes = createSandboxStore(db, search);
   const listeners: ChangeListener[] = [];
+  const sandboxListeners: ((sandbox: string) => void)[] = [];
+  const sandboxChanged = (sandbox: string) => {
+    for (const listener of sandboxListeners) listener(sandbox);
+  };
   const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
   const stores = new Map<string, CollectionStore>();
   const context = {
@@ -36,6 +40,7 @@ export function createEngine(options: EngineOptions) {
     collection: (name: string) => byName.get(name),
     emit: (event: ChangeEvent) => {
       for (const listener of listeners) listener(event);
+      sandboxChanged(event.sandbox);
     },
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
@@ -53,12 +58,23 @@ export function createEngine(options: EngineOptions) {
       listeners.push(listener);
       return () => listeners.splice(listeners.indexOf(listener), 1);
     },
+    /**
+     * Says that a sandbox's visible data changed (a record write says so itself; import, restore,
+     * expiry and eviction call this after committing), so caches of its answers are dropped.
+     */
+    sandboxChanged,
+    /** Subscribes to `sandboxChanged`. */
+    onSandboxChanged(listener: (sandbox: string) => void): () => void {
+      sandboxListeners.push(listener);
+      return () => sandboxListeners.splice(sandboxListeners.indexOf(listener), 1);
+    },
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
     reset(sandbox: string): Record<string, number> {
       const counts = db.sqlite.transaction(() => {
         const sid = sandboxes.sidOf(sandbox);
         return sid ? sandboxes.purge(sid) : new Map<number, number>();
       }).immediate();
+      sandboxChanged(sandbox);
       return Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
     },
   };
