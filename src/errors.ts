@@ -53,6 +53,9 @@ export const validationFailed = (errors: FieldProblem[]) =>
 export const invalidQuery = (parameter: string, reason: string) =>
   new ApiError(400, 'INVALID_QUERY', 'Invalid Query', `query parameter "${parameter}" ${reason}`);
 
+export const invalidCursor = (reason: string) =>
+  new ApiError(400, 'INVALID_CURSOR', 'Invalid Cursor', `query parameter "cursor" ${reason}; start again without it`);
+
 export const invalidJson = (detail: string) => new ApiError(400, 'INVALID_JSON', 'Invalid JSON', detail);
 
 export const invalidBody = (detail: string) => new ApiError(400, 'INVALID_BODY', 'Invalid Body', detail);

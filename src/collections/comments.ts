@@ -10,4 +10,5 @@ export const comments = defineCollection({
   foreignKeys: [{ field: 'post_id', references: 'posts' }],
   searchable: ['name', 'email', 'body'],
   createdAt: 'created_at',
+  relations: [{ name: 'post', kind: 'one', collection: 'posts', field: 'post_id' }],
 });

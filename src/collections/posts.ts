@@ -10,4 +10,8 @@ export const posts = defineCollection({
   foreignKeys: [{ field: 'user_id', references: 'users' }],
   searchable: ['title', 'body'],
   createdAt: 'created_at',
+  relations: [
+    { name: 'user', kind: 'one', collection: 'users', field: 'user_id' },
+    { name: 'comments', kind: 'many', collection: 'comments', field: 'post_id' },
+  ],
 });

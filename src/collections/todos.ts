@@ -10,4 +10,5 @@ export const todos = defineCollection({
   foreignKeys: [{ field: 'user_id', references: 'users' }],
   searchable: ['title'],
   createdAt: 'created_at',
+  relations: [{ name: 'user', kind: 'one', collection: 'users', field: 'user_id' }],
 });

@@ -35,4 +35,9 @@ export const users = defineCollection({
   required: ['name', 'username', 'email'],
   unique: ['username', 'email'],
   searchable: ['name', 'username', 'email', 'phone', 'website', 'company.name'],
+  relations: [
+    { name: 'posts', kind: 'many', collection: 'posts', field: 'user_id' },
+    { name: 'todos', kind: 'many', collection: 'todos', field: 'user_id' },
+    { name: 'comments', kind: 'many', collection: 'comments', field: 'email', key: 'email' },
+  ],
 });

@@ -12,7 +12,7 @@ import type { Sqlite } from './open.js';
  * A sandbox id that holds no data (sid 0, never allocated) sees the plain baseline.
  * Pages are built as one JSON text in SQLite from the stored JSON: no parse, no re-serialise.
  */
-const visible = `
+export const visible = `
   SELECT 0 AS g, -o.seq AS k, o.id AS id, o.doc AS doc
     FROM overlay o WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1
   UNION ALL
@@ -20,9 +20,25 @@ const visible = `
     FROM base b LEFT JOIN overlay o ON o.sid = :sid AND o.cid = b.cid AND o.id = b.id
    WHERE b.cid = :cid AND (o.state IS NULL OR o.state = 2)`;
 
+/** The same view restricted to keys after a cursor's: `k > :after` pushed into each arm. */
+const visibleAfter = `
+  SELECT 0 AS g, -o.seq AS k, o.id AS id, o.doc AS doc
+    FROM overlay o WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1 AND o.seq < -:after
+  UNION ALL
+  SELECT 1, b.id, b.id, coalesce(o.doc, b.doc)
+    FROM base b LEFT JOIN overlay o ON o.sid = :sid AND o.cid = b.cid AND o.id = b.id
+   WHERE b.cid = :cid AND b.id > :after AND (o.state IS NULL OR o.state = 2)`;
+
+/** Bounds what one embed can add to a page. */
+export const maxRelated = 10_000;
+
 export interface MergedViewStatements {
-  /** `[doc,doc,...]` for one page in default order. `LIMIT (? + 0)` avoids a re-prepare per run. */
+  /** `{json, last}` for one page in default order: the docs as one JSON array text, and the last row's key. */
   page: Statement<{ sid: number; cid: number; limit: number; offset: number }>;
+  /** The same page after a cursor's key (`k > after`), each arm walking its own index. */
+  pageAfter: Statement<{ sid: number; cid: number; limit: number; after: number }>;
+  /** Records after a cursor's key, for the page number and `hasNextPage`. */
+  countAfter: Statement<{ sid: number; cid: number; after: number }>;
   /** Records in the sandbox's view of the collection. */
   count: Statement<{ sid: number; cid: number }>;
   /** `{state, seq, doc}` of one record as the sandbox sees it; state 0 (seq 0) = untouched baseline. */
@@ -31,19 +47,26 @@ export interface MergedViewStatements {
   duplicate: Statement<{ sid: number; cid: number; path: string; value: string; id: number | string | null }>;
   /** Live created records of the sandbox in the collection (the quota). */
   createdCount: Statement<{ sid: number; cid: number }>;
+  /** Docs whose field (`path`, e.g. `$.post_id`) is one of `values` (a JSON array), default order: batched embeds. */
+  relatedByField: Statement<{ sid: number; cid: number; path: string; values: string }>;
+  /** Docs whose id is one of `values` (a JSON array). */
+  relatedById: Statement<{ sid: number; cid: number; values: string }>;
 }
 
 export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
   return {
-    page: sqlite
-      .prepare(
-        // Ordering the compound itself by k (created: -seq < 0 < baseline id) lets SQLite merge
-        // the two arms, the baseline arm in primary-key order: ~12 µs a page at any size,
-        // against ~110 µs when the union is sorted as a whole.
-        `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' FROM (${visible}
-           ORDER BY 2 LIMIT (:limit + 0) OFFSET (:offset + 0))`,
-      )
-      .pluck(),
+    page: sqlite.prepare(
+      // Ordering the compound itself by k (created: -seq < 0 < baseline id) lets SQLite merge
+      // the two arms, the baseline arm in primary-key order: ~12 µs a page at any size,
+      // against ~110 µs when the union is sorted as a whole. `LIMIT (? + 0)`: see PERF-NOTES.
+      `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' AS json, max(k) AS last FROM (${visible}
+         ORDER BY 2 LIMIT (:limit + 0) OFFSET (:offset + 0))`,
+    ),
+    pageAfter: sqlite.prepare(
+      `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' AS json, max(k) AS last FROM (${visibleAfter}
+         ORDER BY 2 LIMIT (:limit + 0))`,
+    ),
+    countAfter: sqlite.prepare(`SELECT count(*) FROM (${visibleAfter})`).pluck(),
     count: sqlite
       .prepare(
         `SELECT (SELECT count(*) FROM base WHERE cid = :cid)
@@ -64,67 +87,11 @@ export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
       )
       .pluck(),
     createdCount: sqlite.prepare(`SELECT count(*) FROM overlay WHERE sid = :sid AND cid = :cid AND state = 1`).pluck(),
-  };
-}
-
-export interface ListShape {
-  filters: { field: string; op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like'; values: (string | number)[] }[];
-  sort: { field: string; descending: boolean }[];
-}
-
-const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-const maxCachedShapes = 500;
-
-/**
- * Filtered and sorted lists over the same merged view. Field names come from the collection's
- * definition (never from the client), values are always bound; statements are prepared once per
- * query shape and kept in a bounded cache.
- */
-export function createListCompiler(sqlite: Sqlite) {
-  const cache = new Map<string, { page: Statement; count: Statement }>();
-
-  function compile(shape: ListShape): { sql: { page: string; count: string }; bind: Record<string, string | number> } {
-    const bind: Record<string, string | number> = {};
-    let n = 0;
-    const param = (value: string | number) => {
-      const name = `p${n++}`;
-      bind[name] = value;
-      return `:${name}`;
-    };
-    const expr = (field: string) => {
-      if (field === 'id') return 'id';
-      return `json_extract(doc, ${param(`$.${field}`)})`;
-    };
-    const where = shape.filters.map(({ field, op, values }) => {
-      const e = expr(field);
-      if (op === 'eq') return `${e} IN (${values.map(param).join(', ')})`;
-      if (op === 'ne') return values.map((v) => `${e} IS NOT ${param(v)}`).join(' AND ');
-      if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
-      return values.map((v) => `${e} ${comparison[op]} ${param(v)}`).join(' AND ');
-    });
-    const order = shape.sort.length
-      ? [...shape.sort.map(({ field, descending }) => `${expr(field)} ${descending ? 'DESC' : 'ASC'}`), 'id ASC'].join(', ')
-      : 'k';
-    const filtered = `SELECT k, id, doc FROM (${visible})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    return {
-      sql: {
-        page: `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' FROM (
-                 SELECT doc FROM (${filtered}) ORDER BY ${order} LIMIT (:limit + 0) OFFSET (:offset + 0))`,
-        count: `SELECT count(*) FROM (${filtered})`,
-      },
-      bind,
-    };
-  }
-
-  return (shape: ListShape) => {
-    const { sql, bind } = compile(shape);
-    const key = sql.page;
-    let statements = cache.get(key);
-    if (!statements) {
-      if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
-      statements = { page: sqlite.prepare(sql.page).pluck(), count: sqlite.prepare(sql.count).pluck() };
-      cache.set(key, statements);
-    }
-    return { ...statements, bind };
+    relatedByField: sqlite
+      .prepare(`SELECT doc FROM (${visible}) WHERE json_extract(doc, :path) IN (SELECT value FROM json_each(:values)) ORDER BY k LIMIT ${maxRelated}`)
+      .pluck(),
+    relatedById: sqlite
+      .prepare(`SELECT doc FROM (${visible}) WHERE id IN (SELECT value FROM json_each(:values)) ORDER BY k LIMIT ${maxRelated}`)
+      .pluck(),
   };
 }

@@ -1,6 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
-import type { ListShape, MergedViewStatements, createListCompiler } from '../db/merged-view.js';
+import type { MergedViewStatements } from '../db/merged-view.js';
+import type { createListCompiler } from '../db/list-sql.js';
+import type { ListQuery } from './list-query.js';
+import { listPage, type Page } from './list-page.js';
+import { attachRelations } from './relations.js';
 import { overlay } from '../db/schema.js';
 import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
 import type { CollectionDefinition } from './definition.js';
@@ -17,11 +21,6 @@ export const CREATED = 1;
 export const UPDATED = 2;
 export const DELETED = 3;
 
-export interface Page {
-  /** The page's records as one JSON array text, straight from SQLite. */
-  json: string;
-  total: number;
-}
 
 export interface ChangeEvent {
   action: 'created' | 'updated' | 'deleted';
@@ -143,26 +142,24 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   return {
     definition,
 
-    list(sandbox: string, page: number, limit: number, shape: ListShape = { filters: [], sort: [] }): Page {
-      const sid = sandboxes.sidOf(sandbox);
-      const offset = (page - 1) * limit;
-      if (!shape.filters.length && !shape.sort.length) {
-        const json = view.page.get({ sid, cid, limit, offset }) as string;
-        return { json, total: view.count.get({ sid, cid }) as number };
-      }
-      const compiled = context.compileList(shape);
-      return {
-        json: compiled.page.get({ ...compiled.bind, sid, cid, limit, offset }) as string,
-        total: compiled.count.get({ ...compiled.bind, sid, cid }) as number,
-      };
+    list(sandbox: string, query: ListQuery): Page {
+      return listPage(context, definition, sandboxes.sidOf(sandbox), query);
     },
 
-    /** The record's JSON text as stored, or undefined when the sandbox cannot see it. */
-    getJson(sandbox: string, rawId: unknown): string | undefined {
+    /**
+     * The record's JSON text as stored, or undefined when the sandbox cannot see it. With
+     * relations (`_embed`/`_expand` names), those are added to it.
+     */
+    getJson(sandbox: string, rawId: unknown, relations: string[] = []): string | undefined {
       const id = parseRecordId(rawId);
       if (id === undefined) return undefined;
-      const row = view.get.get({ sid: sandboxes.sidOf(sandbox), cid, id }) as { state: number; doc: string | null } | undefined;
-      return row && row.state !== DELETED && row.doc !== null ? row.doc : undefined;
+      const sid = sandboxes.sidOf(sandbox);
+      const row = view.get.get({ sid, cid, id }) as { state: number; doc: string | null } | undefined;
+      if (!row || row.state === DELETED || row.doc === null) return undefined;
+      if (!relations.length) return row.doc;
+      const record = JSON.parse(row.doc) as Json;
+      attachRelations(context, definition, sid, [record], relations);
+      return JSON.stringify(record);
     },
 
     get(sandbox: string, rawId: unknown): Json | undefined {

@@ -23,6 +23,22 @@ export interface ForeignKey {
   references: string;
 }
 
+/**
+ * A link to another collection, served as a sub-resource (`/posts/1/comments`, `/posts/1/user`)
+ * and by `_embed` (many) and `_expand` (one).
+ */
+export interface Relation {
+  /** The sub-resource path segment and the key added to each record: `comments`, `user`. */
+  name: string;
+  /** many: records of `collection` pointing at this one; one: the record this one points at. */
+  kind: 'many' | 'one';
+  collection: string;
+  /** many: the other collection's field holding this record's `key`; one: this record's field holding the other's id. */
+  field: string;
+  /** many: the field of this record that `field` matches; `id` unless said otherwise (users' comments match by email). */
+  key?: string;
+}
+
 export interface CollectionDefinition {
   /** Plural, URL-facing name: `posts`. */
   name: string;
@@ -40,9 +56,12 @@ export interface CollectionDefinition {
   searchable: string[];
   /** A field the engine fills with the creation time when the client leaves it out. */
   createdAt?: string;
+  relations: Relation[];
 }
 
 /** Builds a definition with the defaults filled in. */
-export function defineCollection(definition: Omit<CollectionDefinition, 'foreignKeys' | 'unique' | 'searchable'> & Partial<CollectionDefinition>): CollectionDefinition {
-  return { foreignKeys: [], unique: [], searchable: [], ...definition };
+export function defineCollection(
+  definition: Omit<CollectionDefinition, 'foreignKeys' | 'unique' | 'searchable' | 'relations'> & Partial<CollectionDefinition>,
+): CollectionDefinition {
+  return { foreignKeys: [], unique: [], searchable: [], relations: [], ...definition };
 }

@@ -1,8 +1,10 @@
 import type { OpenDatabase } from '../db/open.js';
-import { createListCompiler, prepareMergedView } from '../db/merged-view.js';
+import { prepareMergedView } from '../db/merged-view.js';
+import { createListCompiler } from '../db/list-sql.js';
 import type { CollectionDefinition } from './definition.js';
 import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
 import { createSandboxStore } from './sandbox-store.js';
+import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
 
 export interface EngineOptions {
@@ -25,7 +27,9 @@ export function createEngine(options: EngineOptions) {
   const sandboxes = createSandboxStore(db, search);
   const listeners: ChangeListener[] = [];
   const sandboxListeners: ((sandbox: string) => void)[] = [];
+  const answers = createAnswerCache(db, sandboxes);
   const sandboxChanged = (sandbox: string) => {
+    answers.drop(sandbox);
     for (const listener of sandboxListeners) listener(sandbox);
   };
   const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
@@ -39,8 +43,8 @@ export function createEngine(options: EngineOptions) {
     limits: options.limits,
     collection: (name: string) => byName.get(name),
     emit: (event: ChangeEvent) => {
-      for (const listener of listeners) listener(event);
       sandboxChanged(event.sandbox);
+      for (const listener of listeners) listener(event);
     },
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
@@ -49,6 +53,8 @@ export function createEngine(options: EngineOptions) {
     collections: options.collections,
     sandboxes,
     search,
+    /** Finished answers of reads, kept true by `sandboxChanged` and the file's data version. */
+    answers,
     /** The store of a collection, or undefined for a name that is not one. */
     collection(name: string): CollectionStore | undefined {
       return stores.get(name);

@@ -1,9 +1,11 @@
+import type { Operator } from '../db/list-sql.js';
+import { toMatchQuery } from '../db/search-index.js';
 import { invalidQuery } from '../errors.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'id';
-export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like';
+export type { Operator };
 
 export interface Filter {
   /** Dotted field path (`user_id`, `address.city`) or `id`. */
@@ -23,6 +25,13 @@ export interface ListQuery {
   limit: number;
   filters: Filter[];
   sort: SortKey[];
+  /** `q` as a safe FTS5 query; null when `q` holds no word at all (nothing can match). */
+  match?: string | null;
+  /** `cursor`, still encoded: the engine checks it against the query. */
+  cursor?: string;
+  /** Relations to add to each record: `_embed` (many) and `_expand` (one). */
+  embed: string[];
+  expand: string[];
 }
 
 /** Parameters with aliases, first name wins (json-server's `_page`, `_limit`, `_per_page`). */
@@ -32,6 +41,9 @@ const reserved = new Set(['page', '_page', 'limit', '_limit', '_per_page', 'curs
 const operators: Operator[] = ['ne', 'gte', 'gt', 'lte', 'lt', 'like'];
 /** Bounds the SQL a single request can make. */
 const maxValuesPerField = 50;
+const maxSortKeys = 8;
+/** Every word of `q` must match, so a longer query is a mistake, not a search. */
+const maxSearchWords = 64;
 
 /** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
 export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {
@@ -41,7 +53,37 @@ export function parseListQuery(params: URLSearchParams, maxPageSize: number, def
     limit: readInteger(params, aliases.limit, 10, 1, maxPageSize),
     filters: definition ? readFilters(params, fields) : [],
     sort: definition ? readSort(params, fields) : [],
+    match: readSearch(params),
+    cursor: params.get('cursor') ?? undefined,
+    embed: definition ? readRelations(params, '_embed', definition, 'many') : [],
+    expand: definition ? readRelations(params, '_expand', definition, 'one') : [],
   };
+}
+
+/** `_embed` and `_expand` alone, for single-record GETs. */
+export function parseRelationsQuery(params: URLSearchParams, definition: CollectionDefinition): string[] {
+  return [...readRelations(params, '_embed', definition, 'many'), ...readRelations(params, '_expand', definition, 'one')];
+}
+
+function readSearch(params: URLSearchParams): string | null | undefined {
+  const raw = params.get('q');
+  if (raw === null || raw.trim() === '') return undefined;
+  const words = raw.normalize('NFKC').match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  if (words > maxSearchWords) throw invalidQuery('q', `has more than ${maxSearchWords} words`);
+  return toMatchQuery(raw, maxSearchWords) ?? null;
+}
+
+/** `_embed=comments,user` or repeated; each name must be a relation of the right kind. */
+function readRelations(params: URLSearchParams, name: string, definition: CollectionDefinition, kind: 'many' | 'one'): string[] {
+  const names = new Set(params.getAll(name).flatMap((v) => v.split(',').map((s) => s.trim()).filter(Boolean)));
+  const allowed = definition.relations.filter((r) => r.kind === kind).map((r) => r.name);
+  for (const relation of names) {
+    if (!allowed.includes(relation)) {
+      const choice = allowed.length ? `one of ${allowed.join(', ')}` : 'not available on this collection';
+      throw invalidQuery(name, `names no relation ${JSON.stringify(relation)} (${choice})`);
+    }
+  }
+  return [...names];
 }
 
 function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
@@ -103,6 +145,7 @@ function readSort(params: URLSearchParams, fields: Map<string, FieldKind>): Sort
     return [];
   }
   const names = raw.split(',').map((s) => s.trim());
+  if (names.length > maxSortKeys) throw invalidQuery('_sort', `sorts by at most ${maxSortKeys} fields`);
   const orders = readOrders(params, names.length);
   return names.map((name, index) => {
     const descending = name.startsWith('-');

@@ -1,22 +1,31 @@
 import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import type { CollectionStore } from '../engine/collection-store.js';
-import { parseListQuery } from '../engine/list-query.js';
+import type { Relation } from '../engine/definition.js';
+import { parseListQuery, parseRelationsQuery, type ListQuery } from '../engine/list-query.js';
 import { notFound } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
 import { resource, sendJson } from './_resource.js';
 
-/** `/api/v1/{collection}` and `/api/v1/{collection}/{id}`: thin over the engine. */
+/**
+ * `/api/v1/{collection}`, `/api/v1/{collection}/{id}` and the sub-resources
+ * `/api/v1/{collection}/{id}/{relation}`: thin over the engine. Limits are read per request, so
+ * a config reload under `--watch` applies at once.
+ */
 export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   const { engine, config } = runtime;
-  const { maxPageSize, bodyBytes } = config.limits;
 
-  const storeOf = (event: H3Event): CollectionStore => {
-    const name = event.context.params?.collection ?? '';
+  const storeOf = (event: H3Event, name = event.context.params?.collection ?? ''): CollectionStore => {
     const store = engine.collection(name);
     if (!store) throw notFound(`no collection named "${name}"`);
     return store;
+  };
+  const relationOf = (event: H3Event, store: CollectionStore): Relation => {
+    const name = event.context.params?.relation ?? '';
+    const relation = store.definition.relations.find((r) => r.name === name);
+    if (!relation) throw notFound(`${store.definition.name} have no sub-resource "${name}"`);
+    return relation;
   };
   const idOf = (event: H3Event): string => {
     const raw = event.context.params?.id ?? '';
@@ -26,7 +35,14 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
       return raw;
     }
   };
-  const missing = (store: CollectionStore, id: string) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
+  const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
+  /** Reads answer from the engine's cache of finished answers (kept true by it). */
+  const answer = (event: H3Event, sandbox: string, produce: () => string) =>
+    sendJson(event, engine.answers.answer(sandbox, event.url.pathname + event.url.search, produce));
+  const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
+    const page = store.list(sandbox, query);
+    return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
+  };
 
   /** PUT and PATCH differ only in the engine call. */
   const change =
@@ -34,7 +50,7 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
       const store = storeOf(event);
       const sandbox = sandboxOf(event);
       const id = idOf(event);
-      const record = apply(store, sandbox, id, await readJsonObject(event, bodyBytes));
+      const record = apply(store, sandbox, id, await readJsonObject(event, config.limits.bodyBytes));
       if (!record) throw missing(store, id);
       return record;
     };
@@ -43,24 +59,15 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     GET: (event) => {
       const store = storeOf(event);
       const sandbox = sandboxOf(event);
-      const query = parseListQuery(event.url.searchParams, maxPageSize, store.definition);
-      const page = store.list(sandbox, query.page, query.limit, query);
-      const totalPages = Math.ceil(page.total / query.limit);
-      const pagination = {
-        page: query.page,
-        limit: query.limit,
-        total: page.total,
-        totalPages,
-        hasNextPage: query.page < totalPages,
-        hasPrevPage: query.page > 1,
-        nextCursor: null,
-      };
-      return sendJson(event, `{"data":${page.json},"pagination":${JSON.stringify(pagination)}}`);
+      return answer(event, sandbox, () => {
+        const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition);
+        return listBody(store, sandbox, query);
+      });
     },
     POST: async (event) => {
       const store = storeOf(event);
       const sandbox = sandboxOf(event);
-      return store.create(sandbox, await readJsonObject(event, bodyBytes));
+      return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
     },
   });
 
@@ -68,9 +75,12 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     GET: (event) => {
       const store = storeOf(event);
       const id = idOf(event);
-      const json = store.getJson(sandboxOf(event), id);
-      if (json === undefined) throw missing(store, id);
-      return sendJson(event, json);
+      const sandbox = sandboxOf(event);
+      return answer(event, sandbox, () => {
+        const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition));
+        if (json === undefined) throw missing(store, id);
+        return json;
+      });
     },
     PUT: change((store, sandbox, id, body) => store.replace(sandbox, id, body)),
     PATCH: change((store, sandbox, id, body) => store.patch(sandbox, id, body)),
@@ -83,6 +93,34 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     },
   });
 
+  /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
+  const related = resource({
+    GET: (event) => {
+      const store = storeOf(event);
+      const relation = relationOf(event, store);
+      const target = storeOf(event, relation.collection);
+      const sandbox = sandboxOf(event);
+      const id = idOf(event);
+      return answer(event, sandbox, () => relatedBody(event, store, relation, target, sandbox, id));
+    },
+  });
+  /** A sub-resource's answer: the parent must be visible in the sandbox, else 404. */
+  const relatedBody = (event: H3Event, store: CollectionStore, relation: Relation, target: CollectionStore, sandbox: string, id: string) => {
+    const parentJson = store.getJson(sandbox, id);
+    if (parentJson === undefined) throw missing(store, id);
+    const parent = JSON.parse(parentJson) as Record<string, unknown>;
+    if (relation.kind === 'one') {
+      const relations = parseRelationsQuery(event.url.searchParams, target.definition);
+      const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
+      if (json === undefined) throw missing(target, parent[relation.field] ?? null);
+      return json;
+    }
+    const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, target.definition);
+    const value = parent[relation.key ?? 'id'];
+    query.filters.push({ field: relation.field, op: 'eq', values: typeof value === 'number' || typeof value === 'string' ? [value] : [] });
+    return listBody(target, sandbox, query);
+  };
+
   app.all('/api/v1/:collection', (event) => {
     storeOf(event);
     return list(event);
@@ -90,5 +128,9 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   app.all('/api/v1/:collection/:id', (event) => {
     storeOf(event);
     return one(event);
+  });
+  app.all('/api/v1/:collection/:id/:relation', (event) => {
+    relationOf(event, storeOf(event));
+    return related(event);
   });
 }

@@ -8,7 +8,7 @@ const parse = (query: string) => parseListQuery(new URLSearchParams(query), 200)
 
 describe('parseListQuery', () => {
   it('defaults to page 1 of 10', () => {
-    expect(parse('')).toEqual({ page: 1, limit: 10, filters: [], sort: [] });
+    expect(parse('')).toEqual({ page: 1, limit: 10, filters: [], sort: [], match: undefined, cursor: undefined, embed: [], expand: [] });
   });
 
   it.each([
@@ -67,7 +67,30 @@ describe('filters and sort', () => {
     expect(todoQuery('_sort=-title&_order=desc').sort).toEqual([{ field: 'title', descending: false }]);
   });
 
-  it('ignores the reserved parameters of other layers', () => {
-    expect(todoQuery('q=x&cursor=y&_embed=z&_expand=w&_=123').filters).toEqual([]);
+  it('keeps the reserved parameters out of the filters', () => {
+    expect(todoQuery('q=x&cursor=y&_expand=user&_=123').filters).toEqual([]);
+  });
+
+  it('reads _embed and _expand as relation names of the right kind', () => {
+    const query = parseListQuery(new URLSearchParams('_embed=posts,todos&_embed=posts&_expand='), 200, users);
+    expect(query.embed).toEqual(['posts', 'todos']);
+    expect(query.expand).toEqual([]);
+    expect(() => parseListQuery(new URLSearchParams('_expand=posts'), 200, users)).toThrow(/"_expand" names no relation "posts"/);
+    expect(() => todoQuery('_embed=user')).toThrow(/"_embed" names no relation "user" \(not available/);
+  });
+
+  it.each([
+    ['q=hello', '"hello"*'],
+    ['q=%22a%20b%22%20-c%20NEAR(d)%20*', '"a"* "b"* "c"* "NEAR"* "d"*'],
+    ['q=%20%20', undefined],
+    ['q=%F0%9F%98%80%20!!', null],
+    ['q=Caf%C3%A9%27s', '"Café"* "s"*'],
+  ])('turns %s into the FTS5 query %s, every word a quoted prefix', (query, match) => {
+    expect(todoQuery(query).match).toBe(match);
+  });
+
+  it('refuses a q of more than 64 words, and more than 8 sort keys', () => {
+    expect(() => todoQuery(`q=${'a '.repeat(65)}`)).toThrow(/"q" has more than 64 words/);
+    expect(() => todoQuery(`_sort=${Array(9).fill('title').join(',')}`)).toThrow(/"_sort" sorts by at most 8/);
   });
 });

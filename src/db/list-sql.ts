@@ -1,0 +1,145 @@
+import type { Statement } from 'better-sqlite3';
+import { visible } from './merged-view.js';
+import type { Sqlite } from './open.js';
+import { maxPackedNumber, rowidRange } from './search-index.js';
+
+export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like';
+export type KeyValue = string | number | null;
+
+export interface ListShape {
+  filters: { field: string; op: Operator; values: (string | number)[] }[];
+  sort: { field: string; descending: boolean }[];
+  /** An FTS5 query already made safe by `toMatchQuery`; restricts to matches, best first. */
+  match?: string;
+}
+
+/** One key of the order a list is walked in; a cursor holds the last row's value of each. */
+interface OrderKey {
+  expr: string;
+  descending: boolean;
+  /** Sort fields may be missing from a doc; k, id and rank never are. */
+  nullable: boolean;
+}
+
+/**
+ * The search hits a sandbox sees, in the shape of the merged view plus `rank` (bm25, lower is
+ * better): its own created and changed records that match (from its rowid range of the index),
+ * and matching baseline records it has not overlaid (changed or deleted). Each FTS scan is
+ * limited to one rowid range, so other sandboxes' rows are never read.
+ */
+const searchVisible = `
+  SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank
+    FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
+             AND rowid BETWEEN ${rowidRange.lo(':sid', ':cid')} AND ${rowidRange.hi(':sid', ':cid')} AND :sid > 0) h
+    JOIN overlay o ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = (h.r & ${maxPackedNumber})
+  UNION ALL
+  SELECT 1, b.id, b.id, b.doc, h.rank
+    FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
+             AND rowid BETWEEN ${rowidRange.lo('0', ':cid')} AND ${rowidRange.hi('0', ':cid')}) h
+    JOIN base b ON b.cid = :cid AND b.id = (h.r & ${maxPackedNumber})
+   WHERE NOT EXISTS (SELECT 1 FROM overlay o WHERE o.sid = :sid AND o.cid = :cid AND o.id = b.id)`;
+
+const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+const maxCachedShapes = 500;
+
+export interface CompiledList {
+  /** `{json, keys}`: the page as one JSON array text, and each row's order key as JSON, joined by U+001E. */
+  page: Statement;
+  /** Records matching, in all. */
+  count: Statement;
+  /** Records after the anchor (only when compiled with one). */
+  countAfter?: Statement;
+  bind: Record<string, KeyValue>;
+  /** How many values a cursor for this shape carries. */
+  keyCount: number;
+}
+
+/**
+ * Filtered, searched and sorted lists over the merged view, optionally starting after a cursor's
+ * anchor (keyset pagination). Field names come from the collection's definition, never from the
+ * client, and every value is bound; statements are prepared once per query shape and kept in a
+ * bounded cache.
+ */
+export function createListCompiler(sqlite: Sqlite) {
+  const cache = new Map<string, { page: Statement; count: Statement; countAfter?: Statement }>();
+
+  function compile(shape: ListShape, anchor: KeyValue[] | undefined) {
+    const bind: Record<string, KeyValue> = {};
+    let n = 0;
+    const param = (value: KeyValue) => {
+      const name = `p${n++}`;
+      bind[name] = value;
+      return `:${name}`;
+    };
+    const expr = (field: string) => (field === 'id' ? 'id' : `json_extract(doc, ${param(`$.${field}`)})`);
+    const where = shape.filters.map(({ field, op, values }) => {
+      const e = expr(field);
+      if (op === 'eq') return `${e} IN (${values.map(param).join(', ')})`;
+      if (op === 'ne') return values.map((v) => `${e} IS NOT ${param(v)}`).join(' AND ');
+      if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
+      return values.map((v) => `${e} ${comparison[op]} ${param(v)}`).join(' AND ');
+    });
+    if (shape.match !== undefined) bind.match = shape.match;
+    const source = shape.match !== undefined ? searchVisible : visible;
+    const columns = shape.match !== undefined ? 'k, id, doc, rank' : 'k, id, doc';
+    const filtered = `SELECT ${columns} FROM (${source})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+
+    const keys: OrderKey[] = shape.sort.length
+      ? [...shape.sort.map(({ field, descending }) => ({ expr: expr(field), descending, nullable: field !== 'id' })), { expr: 'id', descending: false, nullable: false }]
+      : shape.match !== undefined
+        ? [{ expr: 'rank', descending: false, nullable: false }, { expr: 'k', descending: false, nullable: false }]
+        : [{ expr: 'k', descending: false, nullable: false }];
+    const order = keys.map((key) => `${key.expr} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
+
+    let after = '';
+    if (anchor) {
+      const values = keys.map((key, i) => {
+        // Ranks move as the index changes: start from the anchor record's rank now, if it still matches.
+        if (key.expr === 'rank') return `coalesce((SELECT rank FROM (${source}) WHERE k = ${param(anchor[1])}), ${param(anchor[0])})`;
+        return anchor[i] === null ? null : param(anchor[i]);
+      });
+      const beyond = (key: OrderKey, value: string | null) => {
+        if (value === null) return key.descending ? '0' : `${key.expr} IS NOT NULL`; // NULLs sort first ascending
+        if (key.descending) return key.nullable ? `(${key.expr} < ${value} OR ${key.expr} IS NULL)` : `${key.expr} < ${value}`;
+        return `${key.expr} > ${value}`;
+      };
+      const branches = keys.map((key, i) => {
+        const equal = keys.slice(0, i).map((k, j) => (values[j] === null ? `${k.expr} IS NULL` : `${k.expr} IS ${values[j]}`));
+        return [...equal, beyond(key, values[i])].join(' AND ');
+      });
+      after = ` WHERE (${branches.map((b) => `(${b})`).join(' OR ')})`;
+    }
+
+    const rows = `SELECT doc, json_array(${keys.map((k) => k.expr).join(', ')}) AS c FROM (${filtered})${after}
+                   ORDER BY ${order} LIMIT (:limit + 0) OFFSET (:offset + 0)`;
+    return {
+      sql: {
+        page: `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' AS json, group_concat(c, char(30)) AS keys FROM (${rows})`,
+        count: `SELECT count(*) FROM (${filtered})`,
+        countAfter: anchor ? `SELECT count(*) FROM (${filtered})${after}` : undefined,
+      },
+      bind,
+      keyCount: keys.length,
+    };
+  }
+
+  return (shape: ListShape, anchor?: KeyValue[]): CompiledList => {
+    const { sql, bind, keyCount } = compile(shape, anchor);
+    let statements = cache.get(sql.page);
+    if (!statements) {
+      if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
+      statements = {
+        page: sqlite.prepare(sql.page),
+        count: sqlite.prepare(sql.count).pluck(),
+        countAfter: sql.countAfter ? sqlite.prepare(sql.countAfter).pluck() : undefined,
+      };
+      cache.set(sql.page, statements);
+    }
+    return { ...statements, bind, keyCount };
+  };
+}
+
+/** How many order keys a shape's cursor carries (without compiling it). */
+export function orderKeyCount(shape: ListShape): number {
+  return shape.sort.length ? shape.sort.length + 1 : shape.match !== undefined ? 2 : 1;
+}

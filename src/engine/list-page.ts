@@ -1,0 +1,96 @@
+import type { KeyValue, ListShape } from '../db/list-sql.js';
+import { orderKeyCount } from '../db/list-sql.js';
+import { invalidCursor } from '../errors.js';
+import type { Json, StoreContext } from './collection-store.js';
+import { decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
+import type { CollectionDefinition } from './definition.js';
+import type { ListQuery } from './list-query.js';
+import { attachRelations } from './relations.js';
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNextPage: boolean;
+  hasPrevPage: boolean;
+  nextCursor: string | null;
+}
+
+export interface Page {
+  /** The page's records as one JSON array text, straight from SQLite (parsed only to embed). */
+  json: string;
+  pagination: Pagination;
+}
+
+interface Rows {
+  json: string;
+  total: number;
+  /** Records from the page's first onwards, when the page starts after a cursor. */
+  remaining?: number;
+  /** The order key of the page's last row, for `nextCursor`. */
+  last?: KeyValue[];
+}
+
+/** One page of a collection as a sandbox sees it: by page number or after a cursor. */
+export function listPage(context: StoreContext, definition: CollectionDefinition, sid: number, query: ListQuery): Page {
+  const { limit } = query;
+  const offset = (query.page - 1) * limit;
+  const shape: ListShape = { filters: query.filters, sort: query.sort, match: query.match ?? undefined };
+  const fingerprint = queryFingerprint(definition.name, shape);
+  const anchor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, fingerprint, orderKeyCount(shape));
+
+  const rows: Rows =
+    query.match === null
+      ? { json: '[]', total: 0, remaining: anchor && 0 }
+      : !shape.filters.length && !shape.sort.length && shape.match === undefined
+        ? defaultOrderRows(context, definition.cid, sid, limit, offset, anchor)
+        : compiledRows(context, definition.cid, sid, shape, limit, offset, anchor);
+
+  const before = rows.remaining === undefined ? offset : rows.total - rows.remaining;
+  const hasNextPage = rows.remaining === undefined ? offset + limit < rows.total : rows.remaining > limit;
+  const pagination: Pagination = {
+    page: Math.floor(before / limit) + 1,
+    limit,
+    total: rows.total,
+    totalPages: Math.ceil(rows.total / limit),
+    hasNextPage,
+    hasPrevPage: before > 0,
+    nextCursor: hasNextPage && rows.last ? encodeCursor(fingerprint, rows.last) : null,
+  };
+  let json = rows.json;
+  const relations = [...query.embed, ...query.expand];
+  if (relations.length && json !== '[]') {
+    const records = JSON.parse(json) as Json[];
+    attachRelations(context, definition, sid, records, relations);
+    json = JSON.stringify(records);
+  }
+  return { json, pagination };
+}
+
+/** No filter, search or sort: the merged view's own statements, each arm walking its index. */
+function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit: number, offset: number, anchor?: KeyValue[]): Rows {
+  const { view } = context;
+  const total = view.count.get({ sid, cid }) as number;
+  let row: { json: string; last: number | null };
+  let remaining: number | undefined;
+  if (anchor) {
+    const after = anchor[0];
+    if (typeof after !== 'number') throw invalidCursor('is not a cursor');
+    row = view.pageAfter.get({ sid, cid, limit, after }) as typeof row;
+    remaining = view.countAfter.get({ sid, cid, after }) as number;
+  } else {
+    row = view.page.get({ sid, cid, limit, offset }) as typeof row;
+  }
+  return { json: row.json, total, remaining, last: row.last === null ? undefined : [row.last] };
+}
+
+function compiledRows(context: StoreContext, cid: number, sid: number, shape: ListShape, limit: number, offset: number, anchor?: KeyValue[]): Rows {
+  const compiled = context.compileList(shape, anchor);
+  const bind = { ...compiled.bind, sid, cid };
+  const row = compiled.page.get({ ...bind, limit, offset: anchor ? 0 : offset }) as { json: string; keys: string | null };
+  const total = compiled.count.get(bind) as number;
+  const remaining = compiled.countAfter ? (compiled.countAfter.get(bind) as number) : undefined;
+  const last = row.keys === null ? undefined : (JSON.parse(row.keys.slice(row.keys.lastIndexOf('\x1e') + 1)) as KeyValue[]);
+  return { json: row.json, total, remaining, last };
+}
