@@ -31,7 +31,7 @@ const searchVisible = `
   SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank
     FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
              AND rowid BETWEEN ${rowidRange.lo(':sid', ':cid')} AND ${rowidRange.hi(':sid', ':cid')} AND :sid > 0) h
-    JOIN overlay o ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = (h.r & ${maxPackedNumber})
+    JOIN overlay o INDEXED BY overlay_by_state ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = (h.r & ${maxPackedNumber})
   UNION ALL
   SELECT 1, b.id, b.id, b.doc, h.rank
     FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
@@ -61,6 +61,7 @@ export interface CompiledList {
  * bounded cache.
  */
 export function createListCompiler(sqlite: Sqlite) {
+  const rankNow = sqlite.prepare(`SELECT rank FROM (${searchVisible}) WHERE k = :k`).pluck();
   const cache = new Map<string, { page: Statement; count: Statement; countAfter?: Statement }>();
 
   function compile(shape: ListShape, anchor: KeyValue[] | undefined) {
@@ -94,8 +95,6 @@ export function createListCompiler(sqlite: Sqlite) {
     let after = '';
     if (anchor) {
       const values = keys.map((key, i) => {
-        // Ranks move as the index changes: start from the anchor record's rank now, if it still matches.
-        if (key.expr === 'rank') return `coalesce((SELECT rank FROM (${source}) WHERE k = ${param(anchor[1])}), ${param(anchor[0])})`;
         return anchor[i] === null ? null : param(anchor[i]);
       });
       const beyond = (key: OrderKey, value: string | null) => {
@@ -123,7 +122,12 @@ export function createListCompiler(sqlite: Sqlite) {
     };
   }
 
-  return (shape: ListShape, anchor?: KeyValue[]): CompiledList => {
+  return (shape: ListShape, anchor?: KeyValue[], where?: { sid: number; cid: number }): CompiledList => {
+    if (anchor && where && shape.match !== undefined && !shape.sort.length) {
+      // Ranks move as the index changes: continue from the anchor record's rank now, if it still matches.
+      const rank = rankNow.get({ ...where, match: shape.match, k: anchor[1] }) as number | undefined;
+      if (rank !== undefined) anchor = [rank, anchor[1]];
+    }
     const { sql, bind, keyCount } = compile(shape, anchor);
     let statements = cache.get(sql.page);
     if (!statements) {

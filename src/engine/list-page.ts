@@ -86,7 +86,7 @@ function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit
 }
 
 function compiledRows(context: StoreContext, cid: number, sid: number, shape: ListShape, limit: number, offset: number, anchor?: KeyValue[]): Rows {
-  const compiled = context.compileList(shape, anchor);
+  const compiled = context.compileList(shape, anchor, { sid, cid });
   const bind = { ...compiled.bind, sid, cid };
   const row = compiled.page.get({ ...bind, limit, offset: anchor ? 0 : offset }) as { json: string; keys: string | null };
   const total = compiled.count.get(bind) as number;

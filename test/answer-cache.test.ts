@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { coreCollections } from '../src/collections/registry.js';
+import { openDatabase } from '../src/db/open.js';
+import { createEngine } from '../src/engine/engine.js';
+import { sandboxClient, useServer } from './helpers/server.js';
+
+// The server keeps finished answers of reads; these tests make sure it never serves a stale one,
+// whether the write came through HTTP or from another process on the same SQLite file.
+const server = useServer();
+const fresh = (id?: string) => sandboxClient(server.api, id);
+
+describe('answers of reads', () => {
+  it('follow the sandbox own writes at once, on every kind of read', async () => {
+    const client = fresh();
+    const reads = ['/posts', '/posts/1', '/posts?q=quokka', '/users/2/posts', '/posts/1/user', '/posts?_sort=-title&limit=3', '/users/2?_embed=posts'];
+    const before = await Promise.all(reads.map((path) => client.get(path)));
+    for (const path of reads) expect((await client.get(path)).text, `${path} twice`).toBe(before[reads.indexOf(path)].text);
+
+    await client.patch('/posts/1', { title: 'quokka zz title', user_id: 2 });
+    const after = await Promise.all(reads.map((path) => client.get(path)));
+    for (const [i, answer] of after.entries()) expect(answer.text, reads[i]).not.toBe(before[i].text);
+    expect((await client.get('/posts/1')).body.title).toBe('quokka zz title');
+    expect((await client.get('/posts/1/user')).body.id).toBe(2);
+
+    await client.post('/sandbox/reset');
+    for (const [i, path] of reads.entries()) expect((await client.get(path)).text, `${path} after reset`).toBe(before[i].text);
+  });
+
+  it('are never shared between a sandbox that wrote and those that only read', async () => {
+    const reader = fresh();
+    const writer = fresh();
+    const baseline = (await reader.get('/todos/3')).text;
+    expect((await writer.get('/todos/3')).text).toBe(baseline);
+    await writer.patch('/todos/3', { title: 'mine only' });
+    expect((await writer.get('/todos/3')).body.title).toBe('mine only');
+    expect((await reader.get('/todos/3')).text).toBe(baseline);
+    expect((await fresh().get('/todos/3')).text).toBe(baseline);
+  });
+
+  describe('after another process writes the same file', () => {
+    const other = () => {
+      const db = openDatabase(server.db);
+      return { db, engine: createEngine({ db, collections: coreCollections, limits: { createdPerCollection: 30 } }) };
+    };
+    const opened: { db: ReturnType<typeof openDatabase> }[] = [];
+    afterAll(() => opened.forEach(({ db }) => db.close()));
+
+    it('serve the change on the next request (a write, then a reset)', async () => {
+      const client = fresh('cache-other-process');
+      const first = await client.get('/comments/9');
+      expect((await client.get('/comments/9')).text).toBe(first.text);
+      await client.get('/comments?q=zzyzx');
+
+      const { db, engine } = other();
+      opened.push({ db });
+      engine.collection('comments')!.patch('cache-other-process', 9, { body: 'zzyzx from elsewhere' });
+      expect((await client.get('/comments/9')).body.body).toBe('zzyzx from elsewhere');
+      expect((await client.get('/comments?q=zzyzx')).body.pagination.total).toBe(1);
+
+      engine.reset('cache-other-process');
+      expect((await client.get('/comments/9')).text).toBe(first.text);
+      expect((await client.get('/comments?q=zzyzx')).body.pagination.total).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { expectProblem } from './helpers/problems.js';
+import { sandboxClient, useServer } from './helpers/server.js';
+
+// Full-text search (`q`): FTS5 over baseline and overlays, per sandbox, any text safe.
+const server = useServer();
+const fresh = () => sandboxClient(server.api);
+const ids = (answer: { body: { data: { id: unknown }[] } }) => answer.body.data.map((r) => r.id);
+
+describe('q: full-text search', () => {
+  it('finds baseline records by a word, case-insensitively, in the searched fields', async () => {
+    const client = fresh();
+    const lower = await client.get('/posts?q=sunt&limit=50');
+    expect(lower.status).toBe(200);
+    expect(lower.body.pagination.total).toBeGreaterThan(0);
+    for (const post of lower.body.data) expect(`${post.title} ${post.body}`.toLowerCase()).toMatch(/\bsunt/);
+    const upper = await client.get('/posts?q=SUNT&limit=50');
+    expect(ids(upper)).toEqual(ids(lower));
+  });
+
+  it('matches every term, each also as a word prefix', async () => {
+    const client = fresh();
+    const user = (await client.get('/users/1')).body;
+    const [first, last] = user.name.split(' ');
+    expect(ids(await client.get(`/users?q=${first.slice(0, 3)}`))).toContain(1);
+    expect(ids(await client.get(`/users?q=${encodeURIComponent(`${first} ${last.slice(0, 2)}`)}`))).toContain(1);
+    expect(ids(await client.get(`/users?q=${encodeURIComponent(`${first} zzyzx`)}`))).toEqual([]);
+    // nested searched field: company name
+    const company = user.company.name.split(' ')[0];
+    expect(ids(await client.get(`/users?q=${encodeURIComponent(company)}&limit=50`))).toContain(1);
+  });
+
+  it('ranks the best match first when there is no _sort, and follows _sort when there is', async () => {
+    const client = fresh();
+    const title = await client.post('/posts', { user_id: 1, title: 'quokka quokka quokka', body: 'quokka' });
+    const once = await client.post('/posts', { user_id: 1, title: 'one', body: `a long body that names the quokka once among ${'many other words '.repeat(20)}` });
+    expect(ids(await client.get('/posts?q=quokka'))).toEqual([title.body.id, once.body.id]);
+    expect(ids(await client.get('/posts?q=quokka&_sort=title'))).toEqual([once.body.id, title.body.id]);
+  });
+
+  it('covers created and updated records of the sandbox, never another sandbox, never deleted ones', async () => {
+    const mine = fresh();
+    const other = fresh();
+    const created = await mine.post('/comments', { post_id: 1, name: 'zzyzx note', email: 'a@example.com', body: 'b' });
+    await mine.patch('/comments/2', { body: 'now about zzyzx' });
+    const found = await mine.get('/comments?q=zzyzx');
+    expect(found.body.pagination.total).toBe(2);
+    expect(new Set(ids(found))).toEqual(new Set([created.body.id, 2]));
+    expect(found.body.data.find((c: any) => c.id === 2)._sandbox).toBe('updated');
+    expect((await other.get('/comments?q=zzyzx')).body.pagination.total).toBe(0);
+
+    // the old text of the updated record no longer matches in this sandbox, but still does in the other
+    const before = (await other.get('/comments/2')).body.body.split(/\W+/).find((w: string) => w.length > 5);
+    const stillThere = await other.get(`/comments?q=${before}&limit=200`);
+    expect(ids(stillThere)).toContain(2);
+    expect(ids(await mine.get(`/comments?q=${before}&limit=200`))).not.toContain(2);
+
+    await mine.delete(`/comments/${created.body.id}`);
+    await mine.delete('/comments/2');
+    expect((await mine.get('/comments?q=zzyzx')).body.pagination.total).toBe(0);
+    const deletedBaseline = await mine.get(`/comments?q=${before}&limit=200`);
+    expect(ids(deletedBaseline)).not.toContain(2);
+  });
+
+  it('forgets a sandbox search rows on reset', async () => {
+    const client = fresh();
+    await client.post('/todos', { user_id: 1, title: 'quokka todo', completed: false });
+    await client.patch('/todos/1', { title: 'quokka changed' });
+    expect((await client.get('/todos?q=quokka')).body.pagination.total).toBe(2);
+    await client.post('/sandbox/reset');
+    expect((await client.get('/todos?q=quokka')).body.pagination.total).toBe(0);
+    expect(ids(await client.get('/todos?id=1'))).toEqual([1]);
+  });
+
+  it('combines with filters, paging and embeds', async () => {
+    const client = fresh();
+    const all = await client.get('/posts?q=sunt&limit=200');
+    const userId = all.body.data[0].user_id;
+    const filtered = await client.get(`/posts?q=sunt&user_id=${userId}&_expand=user`);
+    expect(filtered.body.data.length).toBeGreaterThan(0);
+    for (const post of filtered.body.data) expect(post).toMatchObject({ user_id: userId, user: { id: userId } });
+    const page2 = await client.get('/posts?q=sunt&limit=1&page=2');
+    expect(ids(page2)).toEqual([all.body.data[1].id]);
+  });
+
+  it.each([
+    '"sunt',
+    'sunt"',
+    'sunt*',
+    '*',
+    '-sunt',
+    'sunt AND',
+    'NEAR(sunt voluptate)',
+    '(sunt',
+    'sunt OR zzyzx',
+    'title:sunt',
+    '^sunt',
+    '😀',
+    '\u0000',
+    "'; DROP TABLE overlay; --",
+  ])('treats %j as text (never a syntax error)', async (q) => {
+    const answer = await fresh().get(`/posts?q=${encodeURIComponent(q)}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toBeInstanceOf(Array);
+  });
+
+  it('reads FTS operators as plain words that must all match', async () => {
+    const client = fresh();
+    // "OR" is a word here, and no post holds "zzyzx": nothing matches
+    expect((await client.get('/posts?q=sunt%20OR%20zzyzx')).body.pagination.total).toBe(0);
+    const plain = await client.get('/posts?q=sunt&limit=50');
+    expect(ids(await client.get('/posts?q=%22sunt*%22&limit=50'))).toEqual(ids(plain));
+  });
+
+  it('answers a 10 KB q: one long word matches nothing, too many words is a clear 400', async () => {
+    const client = fresh();
+    const long = await client.get(`/posts?q=${'a'.repeat(10_000)}`);
+    expect(long.status).toBe(200);
+    expect(long.body.data).toEqual([]);
+    const many = await client.get(`/posts?q=${encodeURIComponent('sunt '.repeat(2000))}`);
+    expectProblem(many, 400, 'INVALID_QUERY');
+    expect(many.body.detail).toContain('"q"');
+  });
+
+  it('finds nothing for a q of symbols only, and everything for a blank q', async () => {
+    const client = fresh();
+    expect((await client.get('/posts?q=%21%21%21')).body.pagination.total).toBe(0);
+    expect((await client.get('/posts?q=%20')).body.pagination.total).toBe(100);
+  });
+});

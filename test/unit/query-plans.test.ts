@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Statement } from 'better-sqlite3';
+import { createListCompiler, type KeyValue, type ListShape } from '../../src/db/list-sql.js';
+import { prepareMergedView } from '../../src/db/merged-view.js';
+import { openDatabase } from '../../src/db/open.js';
+
+// Every list, filter, sort, search and cursor statement must reach the overlay through an index
+// (its primary key or the state index), never by scanning it: 5,000 sandboxes share the table.
+const db = openDatabase(':memory:');
+const view = prepareMergedView(db.sqlite);
+const compile = createListCompiler(db.sqlite);
+const where = { sid: 7, cid: 2 };
+
+function planOf(statement: Statement, bind: Record<string, unknown>): string[] {
+  return (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(bind) as { detail: string }[]).map((row) => row.detail);
+}
+
+function expectIndexed(plan: string[]): void {
+  for (const line of plan) {
+    expect(line, plan.join('\n')).not.toMatch(/^SCAN (o|b|overlay|base)\b/);
+    // the search index is only ever read by MATCH within one rowid range (M = match, >< = range)
+    if (/VIRTUAL TABLE/.test(line) && line.includes('search')) expect(line).toMatch(/M\d+></);
+  }
+  expect(plan.some((line) => /SEARCH (o|overlay) USING (PRIMARY KEY|(COVERING )?INDEX overlay_by_state)/.test(line)), plan.join('\n')).toBe(true);
+}
+
+describe('query plans', () => {
+  it.each([
+    ['page', view.page, { ...where, limit: 10, offset: 0 }],
+    ['page after a cursor', view.pageAfter, { ...where, limit: 10, after: 3 }],
+    ['count', view.count, where],
+    ['count after a cursor', view.countAfter, { ...where, after: 3 }],
+    ['get', view.get, { ...where, id: 3 }],
+    ['created count (the cap)', view.createdCount, where],
+    ['unique check', view.duplicate, { ...where, path: '$.email', value: 'a@b.c', id: null }],
+    ['embed by field', view.relatedByField, { ...where, path: '$.post_id', values: '[1,2]' }],
+    ['expand by id', view.relatedById, { ...where, values: '[1,2]' }],
+  ] as const)('%s uses the indexes', (_name, statement, bind) => {
+    expectIndexed(planOf(statement as Statement, bind));
+  });
+
+  it('reads only created rows for the created arm (the state index), in cursor order too', () => {
+    expect(planOf(view.page, { ...where, limit: 10, offset: 0 }).join('\n')).toContain('overlay_by_state (sid=? AND cid=? AND state=?)');
+    expect(planOf(view.pageAfter, { ...where, limit: 10, after: 3 }).join('\n')).toContain('overlay_by_state (sid=? AND cid=? AND state=? AND seq<?)');
+  });
+
+  const shapes: [string, ListShape, KeyValue[] | undefined][] = [
+    ['a filter', { filters: [{ field: 'user_id', op: 'eq', values: [1, 2] }], sort: [] }, undefined],
+    ['filters of every operator', { filters: [{ field: 'id', op: 'gt', values: [1] }, { field: 'title', op: 'like', values: ['a'] }, { field: 'user_id', op: 'ne', values: [3] }], sort: [] }, undefined],
+    ['a sort', { filters: [], sort: [{ field: 'title', descending: true }] }, undefined],
+    ['a sort after a cursor', { filters: [], sort: [{ field: 'title', descending: true }] }, ['x', 5]],
+    ['a sort after a cursor with a null key', { filters: [], sort: [{ field: 'title', descending: false }] }, [null, 5]],
+    ['a filter and a sort after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [{ field: 'user_id', descending: false }, { field: 'title', descending: true }] }, [1, 'a', 9]],
+    ['a default-order filter after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [] }, [4]],
+    ['a search', { filters: [], sort: [], match: '"sunt"*' }, undefined],
+    ['a search after a cursor', { filters: [], sort: [], match: '"sunt"*' }, [-1.5, 4]],
+    ['a search with a filter and a sort', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [{ field: 'id', descending: true }], match: '"sunt"*' }, [3, 3]],
+  ];
+  it.each(shapes)('a list with %s uses the indexes', (_name, shape, anchor) => {
+    const compiled = compile(shape, anchor, where);
+    const bind = { ...compiled.bind, ...where, limit: 10, offset: 0 };
+    expectIndexed(planOf(compiled.page, bind));
+    expectIndexed(planOf(compiled.count, { ...compiled.bind, ...where }));
+    if (compiled.countAfter) expectIndexed(planOf(compiled.countAfter, { ...compiled.bind, ...where }));
+  });
+});
