@@ -5,11 +5,13 @@ import type { Runtime } from './runtime.js';
 import { addCollectionRoutes } from './routes/collections.js';
 import { addHealthRoute } from './routes/health.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
+import { drainUnreadBody } from './routes/_drain.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
   const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
+  app.use(drainUnreadBody);
   addHealthRoute(app, runtime);
   addSandboxRoutes(app, runtime);
   addCollectionRoutes(app, runtime);

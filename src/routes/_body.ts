@@ -16,6 +16,7 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<Rec
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw unsupportedMediaType(`send the body as application/json${type ? `, not ${type.split(';')[0]}` : ''}`);
   }
+  // An honest oversized Content-Length is refused at once; the app drains the body before answering.
   const declared = Number(event.req.headers.get('content-length') ?? 0);
   if (declared > limit) throw payloadTooLarge(limit);
 

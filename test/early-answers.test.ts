@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { useServer } from './helpers/server.js';
+
+// An answer decided from the headers alone (404, 405, 415, 413) must still reach a client that is
+// sending a large body: fetch resets the connection if the answer arrives mid-upload.
+const server = useServer();
+const big = JSON.stringify({ title: 'x'.repeat(3 * 1024 * 1024) });
+
+describe('answers decided before the body is read', () => {
+  it.each([
+    ['POST', '/api/v1/nope', 'application/json', 404],
+    ['PUT', '/api/v1/posts', 'application/json', 405],
+    ['POST', '/api/v1/posts', 'text/plain', 415],
+    ['POST', '/api/v1/posts', 'application/json', 413],
+    ['PATCH', '/api/v1/posts/1', 'application/json', 413],
+    ['DELETE', '/api/v1/todos/2', 'application/json', 200],
+  ])('%s %s (%s) with a 3 MB body answers %i, every time', async (method, path, type, status) => {
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(`${server.url}${path}`, { method, body: big, headers: { 'content-type': type, cookie: `svc_identity=early-${i}` } });
+      expect(res.status).toBe(status);
+      await res.text();
+    }
+  });
+});
