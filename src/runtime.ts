@@ -1,5 +1,6 @@
 import { coreCollections } from './collections/registry.js';
 import type { ResolvedConfig } from './config.js';
+import { startCheckpoints } from './db/checkpoints.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
 import { loadBaseline } from './engine/baseline.js';
 import { createEngine, type Engine } from './engine/engine.js';
@@ -25,5 +26,16 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     throw error;
   }
   const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
-  return { config, version, startedAt: Date.now(), db, engine, close: () => db.close() };
+  const stopCheckpoints = startCheckpoints(db.sqlite);
+  return {
+    config,
+    version,
+    startedAt: Date.now(),
+    db,
+    engine,
+    close: () => {
+      stopCheckpoints();
+      db.close();
+    },
+  };
 }
