@@ -79,6 +79,39 @@ describe('cursor walks', () => {
     // records created during the walk are not stable: seen or not, never twice (checked above)
   });
 
+  it('hold while another client of the same sandbox writes concurrently, non-stop', async () => {
+    const id = `walk-${Math.random().toString(36).slice(2)}`;
+    const walker = sandboxClient(server.api, id);
+    const writer = sandboxClient(server.api, id);
+    const before = await allIds(walker, '/comments?_sort=email,-id');
+    const stable = new Set(before.slice(0, 150));
+    const doomed = before.slice(150, 200); // baseline records deleted during the walk
+    let writing = true;
+    const writes = (async () => {
+      const mine: unknown[] = [];
+      for (let i = 0; writing; i++) {
+        const created = await writer.post('/comments', { post_id: 1 + (i % 100), name: `c${i}`, email: `w${i % 50}@example.com`, body: 'x' });
+        mine.push(created.body.id);
+        if (doomed[i] !== undefined) await writer.delete(`/comments/${doomed[i]}`);
+        if (mine.length > 20) await writer.delete(`/comments/${mine.shift()}`);
+      }
+    })();
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await walker.get(`/comments?_sort=email,-id&limit=25${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(answer.status).toBe(200);
+      seen.push(...ids(answer));
+      cursor = answer.body.pagination.nextCursor;
+    } while (cursor);
+    writing = false;
+    await writes;
+    const counts = new Map<unknown, number>();
+    for (const record of seen) counts.set(record, (counts.get(record) ?? 0) + 1);
+    for (const record of stable) expect(counts.get(record), `stable record ${record}`).toBe(1);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it('reports the page number and hasPrevPage while walking', async () => {
     const client = fresh();
     const first = await client.get('/todos?limit=50');
