@@ -26,8 +26,11 @@ export interface Searchable {
 /** n must fit in 24 bits (baseline ids and a sandbox's write counter). */
 export const maxPackedNumber = 2 ** 24 - 1;
 
-/** The SQL for the packed rowid, computed by SQLite in 64-bit integers (JS numbers would bind as REAL). */
-const packed = (sid: string, cid: string, n: string) => `((${sid}) << 32 | (${cid}) << 24 | (${n}))`;
+/**
+ * The SQL for the packed rowid, computed by SQLite in 64-bit integers (JS numbers would bind as
+ * REAL). Every shift is bracketed: SQLite gives `<<` and `|` the same precedence.
+ */
+const packed = (sid: string, cid: string, n: string) => `(((${sid}) << 32) | ((${cid}) << 24) | (${n}))`;
 export const rowidRange = {
   lo: (sid: string, cid: string) => packed(sid, cid, '0'),
   hi: (sid: string, cid: string) => packed(sid, cid, String(maxPackedNumber)),
@@ -57,7 +60,8 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   const forget = sqlite.prepare(`DELETE FROM search WHERE rowid BETWEEN ${packed(':sid', '0', '0')} AND ${packed(':sid', '255', String(maxPackedNumber))}`);
   const readVersion = sqlite.prepare(`SELECT value FROM meta WHERE key = 'search_index'`).pluck();
   const writeVersion = sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('search_index', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
-  const fingerprint = JSON.stringify(collections.map((c) => [c.cid, c.searchable]));
+  // The layout version is part of it: files indexed with the old (mis-bracketed) rowids are rebuilt.
+  const fingerprint = JSON.stringify(['rowid-v2', collections.map((c) => [c.cid, c.searchable])]);
   const reindexRows = collections.map((c) => ({
     baseline: sqlite.prepare(`INSERT INTO search (rowid, text) SELECT ${packed('0', String(c.cid), 'id')}, ${searchTextSql(c.searchable)} FROM base WHERE cid = ${c.cid}`),
     sandbox: sqlite.prepare(
