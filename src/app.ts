@@ -5,15 +5,19 @@ import type { Runtime } from './runtime.js';
 import { addCollectionRoutes } from './routes/collections.js';
 import { addHealthRoute } from './routes/health.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
+import { activityHooks } from './routes/sandbox-info.js';
+import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
-  const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
+  // activityHooks: each answered request of a sandbox goes to its in-memory activity log.
+  const app = new H3({ silent: true, ...activityHooks(runtime), onError: (error, event) => toProblemResponse(error, event) });
   app.use(drainUnreadBody);
   addHealthRoute(app, runtime);
   addSandboxRoutes(app, runtime);
+  addSandboxTransferRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

@@ -1,6 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { colors } from 'consola/utils';
 import { makeServeCommand } from './commands/serve.js';
+import { makeResetCommand } from './commands/reset.js';
+import { makeExportCommand } from './commands/export.js';
+import { makeImportCommand } from './commands/import.js';
+import { makeInitCommand } from './commands/init.js';
 import { version } from './version.js';
 
 /** Exit codes of every command (contract section 1). */
@@ -17,7 +21,11 @@ export async function runCli(argv: string[]): Promise<void> {
     .description('A local mock REST API where every visitor works in a private copy-on-write sandbox.')
     .version(version, '-v, --version', 'print the version')
     .option('--debug', 'print stack traces of errors')
-    .addCommand(makeServeCommand());
+    .addCommand(makeServeCommand())
+    .addCommand(makeResetCommand())
+    .addCommand(makeExportCommand())
+    .addCommand(makeImportCommand())
+    .addCommand(makeInitCommand());
 
   applyCliSettings(program);
   try {

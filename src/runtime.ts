@@ -4,6 +4,7 @@ import { startCheckpoints } from './db/checkpoints.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
 import { loadBaseline } from './engine/baseline.js';
 import { createEngine, type Engine } from './engine/engine.js';
+import { startSandboxLifecycle } from './engine/sandbox-lifecycle.js';
 import { version } from './version.js';
 
 /** Everything a running server holds: config, the open database and the engine over it. */
@@ -13,6 +14,11 @@ export interface Runtime {
   startedAt: number;
   db: OpenDatabase;
   engine: Engine;
+  /**
+   * Loads `config.fixtures` again (the watcher changes that path in place); returns whether the
+   * baseline changed. Throws `FixtureError` and keeps the old baseline when a file is broken.
+   */
+  reloadBaseline(): boolean;
   close(): void;
 }
 
@@ -27,13 +33,21 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   }
   const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
   const stopCheckpoints = startCheckpoints(db.sqlite);
+  const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, config.limits);
   return {
     config,
     version,
     startedAt: Date.now(),
     db,
     engine,
+    reloadBaseline: () => {
+      const changed = loadBaseline(db, config.fixtures, coreCollections);
+      // Every sandbox reads the baseline, so every cached answer may be stale.
+      if (changed) engine.sandboxChanged('*');
+      return changed;
+    },
     close: () => {
+      stopLifecycle();
       stopCheckpoints();
       db.close();
     },

@@ -264,13 +264,6 @@ describe('serve', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('--watch is accepted with a one-line warning', async () => {
-    server = await startServer({ args: ['--watch'] });
-    expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    expect(server.stderr().trim().split('\n')).toHaveLength(1);
-    expect(server.stderr()).toContain('--watch');
-  });
-
   it('--host localhost and --latency are accepted', async () => {
     server = await startServer({ args: ['--host', 'localhost', '--latency', '0'] });
     expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);

@@ -7,6 +7,7 @@ import { listen, type Listener } from 'listhen';
 import { createApp } from '../app.js';
 import { loadMockapiConfig, type ConfigFlags } from '../config.js';
 import { createRuntime, type Runtime } from '../runtime.js';
+import { watchRuntime, type RuntimeWatcher } from './_watch.js';
 
 /** Open connections (a server-sent event stream never finishes) are cut after this on shutdown. */
 const shutdownGraceMs = 5_000;
@@ -35,7 +36,7 @@ export function makeServeCommand(): Command {
     .addOption(
       new Option('--db <file>', 'SQLite file, ":memory:" keeps nothing (default: config, else .mockapi/mockapi.db)').argParser(parseDb),
     )
-    .option('--watch', 'reload fixtures and config on change (arrives in a later version)')
+    .option('--watch', 'reload the fixtures and the config file when they change (port, host and db need a restart)')
     .option('--auth-required', 'requests without a token act as guest (read-only on the public collections)')
     .addOption(new Option('--latency <ms>', 'delay every answer: "250", "250ms", "1s" or a range "100-400"').argParser(parseLatency))
     .action(async (options: ServeOptions) => {
@@ -44,9 +45,6 @@ export function makeServeCommand(): Command {
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  if (options.watch) {
-    process.stderr.write('mockapi: --watch is not available yet (it arrives in a later version); serving without watching\n');
-  }
   const flags: ConfigFlags = {
     config: options.config,
     port: options.port,
@@ -93,7 +91,9 @@ async function serve(options: ServeOptions): Promise<void> {
     process.stderr.write(`mockapi: server error: ${error.message}\n`);
     process.exit(1);
   });
-  stopOnSignals(listener, runtime);
+  // Ready before the URL is printed, so a change made by whoever waits for the URL is seen.
+  const watcher = options.watch ? await watchRuntime(runtime, { flags, log }) : undefined;
+  stopOnSignals(listener, runtime, watcher);
 
   const url = `http://${urlHost(host)}:${actual}`;
   // One write, so a reader that waits for the URL gets the whole block.
@@ -104,10 +104,11 @@ async function serve(options: ServeOptions): Promise<void> {
       colors.dim(`  Health  ${url}/health`),
     ].join('\n'),
   );
+  if (watcher) log.info(`watching ${watcher.describe()}`);
 }
 
 /** SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close the database, exit 0. A second signal forces exit 1. */
-function stopOnSignals(listener: Listener, runtime: Runtime): void {
+function stopOnSignals(listener: Listener, runtime: Runtime, watcher?: RuntimeWatcher): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -116,6 +117,8 @@ function stopOnSignals(listener: Listener, runtime: Runtime): void {
     }
     stopping = true;
     log.info(`${signal} received: finishing open requests and stopping`);
+    // Closed first: a reload must not start on a database that is about to close.
+    void watcher?.close().catch(() => undefined);
     const force = setTimeout(() => listener.server.closeAllConnections(), shutdownGraceMs);
     force.unref();
     listener

@@ -4,13 +4,14 @@ import { createListCompiler } from '../db/list-sql.js';
 import type { CollectionDefinition } from './definition.js';
 import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
 import { createSandboxStore } from './sandbox-store.js';
+import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
   collections: CollectionDefinition[];
-  limits: { createdPerCollection: number };
+  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; activity?: number };
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -24,7 +25,16 @@ export function createEngine(options: EngineOptions) {
   const view = prepareMergedView(db.sqlite);
   const search = createSearchIndex(db.sqlite, options.collections);
   search.ensureBuilt();
-  const sandboxes = createSandboxStore(db, search);
+  const activity = createActivityLog(options.limits);
+  const sandboxes = createSandboxStore(db, search, {
+    limits: options.limits,
+    lastSeen: activity.lastSeen,
+    // An expired or evicted sandbox starts over: its answers and its telemetry go too.
+    dropped: (key) => {
+      activity.forget(key);
+      sandboxChanged(key);
+    },
+  });
   const listeners: ChangeListener[] = [];
   const sandboxListeners: ((sandbox: string) => void)[] = [];
   const answers = createAnswerCache(db, sandboxes);
@@ -53,6 +63,8 @@ export function createEngine(options: EngineOptions) {
     collections: options.collections,
     sandboxes,
     search,
+    /** Request counts and recent requests per sandbox, in memory (telemetry of this process). */
+    activity,
     /** Finished answers of reads, kept true by `sandboxChanged` and the file's data version. */
     answers,
     /** The store of a collection, or undefined for a name that is not one. */

@@ -1,13 +1,19 @@
 import type { H3 } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
+import { createSnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
 import { resource } from './_resource.js';
+import { addSandboxInfoRoutes } from './sandbox-info.js';
+import { addSnapshotRoutes } from './snapshots.js';
 
-/** `/api/v1/sandbox/*`: the requester's own sandbox. */
+/** `/api/v1/sandbox/*`: the requester's own sandbox (info, activity, reset, snapshots). */
 export function addSandboxRoutes(app: H3, runtime: Runtime): void {
+  const snapshots = createSnapshotStore(runtime.db, runtime.engine);
+  addSandboxInfoRoutes(app, runtime, snapshots);
   app.all(
     '/api/v1/sandbox/reset',
     resource({
+      // Snapshots survive a reset: reset between tests, restore one later.
       POST: (event) => {
         const sandbox = sandboxOf(event);
         const purged = runtime.engine.reset(sandbox);
@@ -15,4 +21,5 @@ export function addSandboxRoutes(app: H3, runtime: Runtime): void {
       },
     }),
   );
+  addSnapshotRoutes(app, runtime, snapshots);
 }

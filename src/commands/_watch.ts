@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { ConsolaInstance } from 'consola';
+import type { ConfigFlags, ResolvedConfig } from '../config.js';
+import type { Runtime } from '../runtime.js';
+import { reloadMockapiConfig } from './_reload-config.js';
+
+/**
+ * Editors save in bursts (truncate + write, or write a temp file and rename it over the old
+ * one): changes closer together than this are one reload.
+ */
+const settleMs = 150;
+
+/** Settings objects that routes read per request, so new values apply without a restart. */
+const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'routes'] as const;
+/** Bound when the server starts: a change is reported, not applied. */
+const restartSettings = ['port', 'host', 'db'] as const;
+
+export interface WatchOptions {
+  /** The flags serve loaded the config with; they keep winning over the file on every reload. */
+  flags: ConfigFlags;
+  cwd?: string;
+  log: ConsolaInstance;
+}
+
+export interface RuntimeWatcher {
+  /** What is watched, for the start-up line. */
+  describe(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * `serve --watch`: reloads the baseline when a fixture file changes and the config when its file
+ * changes. Like json-server's watcher it forgives: a broken file keeps the last good state and
+ * prints one line, and no error of the watcher ever stops the server.
+ */
+export async function watchRuntime(runtime: Runtime, options: WatchOptions): Promise<RuntimeWatcher | undefined> {
+  try {
+    return await startWatching(runtime, options);
+  } catch (error) {
+    // Like listhen: a watcher that cannot start is a warning, the server itself still works.
+    process.stderr.write(`mockapi: ${oneLine(`cannot watch, serving without --watch: ${(error as Error).message}`)}\n`);
+    return undefined;
+  }
+}
+
+async function startWatching(runtime: Runtime, options: WatchOptions): Promise<RuntimeWatcher> {
+  const { flags, log } = options;
+  const cwd = options.cwd ?? process.cwd();
+  const config = runtime.config;
+  const names = runtime.engine.collections.map((c) => c.name);
+  let lastGood = snapshotFixtures(config.fixtures, names);
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  const pending = { fixtures: false, config: false };
+  const watchErrors = new Set<string>();
+
+  const fail = (line: string) => process.stderr.write(`mockapi: ${oneLine(line)}\n`);
+  const folders = () => new Set([config.fixtures, ...(config.configFile ? [dirname(config.configFile)] : [])]);
+  const fixtureFiles = () => new Set(names.map((name) => join(config.fixtures, `${name}.json`)));
+
+  // Each folder is watched at depth 0 and everything but the fixture files and the config file
+  // is ignored: the database, its -wal/-shm files and `.mockapi/` change on every write.
+  const ignored = (path: string) => {
+    const full = resolve(path);
+    if (full === config.db || full.startsWith(`${config.db}-`) || basename(full) === '.mockapi') return true;
+    return !(folders().has(full) || fixtureFiles().has(full) || full === config.configFile);
+  };
+  const onChange = (_event: string, path: string) => {
+    if (resolve(path) === config.configFile) pending.config = true;
+    else if (fixtureFiles().has(resolve(path))) pending.fixtures = true;
+    else return;
+    schedule();
+  };
+  /** A watcher over the current folders, once it sees changes. */
+  const open = async (): Promise<FSWatcher> => {
+    const opened = watch([...folders()], { ignoreInitial: true, depth: 0, ignored, atomic: true });
+    opened.on('error', (error) => {
+      // One line per distinct problem: an exhausted inotify limit would otherwise repeat forever.
+      const line = `watching failed: ${(error as Error).message}`;
+      if (!watchErrors.has(line)) fail(line);
+      watchErrors.add(line);
+    });
+    opened.on('all', onChange);
+    await new Promise<void>((ready) => opened.once('ready', ready));
+    return opened;
+  };
+  let watcher = await open();
+
+  function schedule(): void {
+    clearTimeout(timer);
+    if (!closed) timer = setTimeout(() => void flush(), settleMs);
+  }
+
+  /** One reload at a time; changes that arrive meanwhile are picked up by the next round. */
+  async function flush(): Promise<void> {
+    if (running || closed) return;
+    running = true;
+    try {
+      let fixtures = pending.fixtures;
+      const reloadConfigFile = pending.config;
+      pending.fixtures = pending.config = false;
+      if (reloadConfigFile && (await reloadConfig())) fixtures = true;
+      if (fixtures && !closed) reloadFixtures();
+    } catch (error) {
+      fail(`reload failed: ${(error as Error).message}`);
+    } finally {
+      running = false;
+      if (pending.fixtures || pending.config) schedule();
+    }
+  }
+
+  function reloadFixtures(): void {
+    // A file that vanished is more likely a checkout or a save in progress than a wish for an
+    // empty collection (`[]` says that), so it keeps the baseline like a broken file does.
+    const gone = names.filter((name) => lastGood.has(name) && !existsSync(join(config.fixtures, `${name}.json`)));
+    if (gone.length) {
+      fail(`fixtures not reloaded, still serving the last good ones: ${gone.map((n) => `${n}.json`).join(', ')} missing in ${config.fixtures}`);
+      return;
+    }
+    let changed: boolean;
+    try {
+      changed = runtime.reloadBaseline();
+    } catch (error) {
+      fail(`fixtures not reloaded, still serving the last good ones: ${(error as Error).message}`);
+      return;
+    }
+    const next = snapshotFixtures(config.fixtures, names);
+    const differ = names.filter((name) => next.get(name)?.hash !== lastGood.get(name)?.hash);
+    lastGood = next;
+    if (!changed) return;
+    const records = [...next.values()].reduce((sum, file) => sum + file.records, 0);
+    log.success(`reloaded fixtures: ${differ.length ? differ.join(', ') : 'all'} (${records} records)`);
+  }
+
+  /** Applies a changed config file; returns whether the fixtures folder moved. */
+  async function reloadConfig(): Promise<boolean> {
+    let next: ResolvedConfig;
+    try {
+      next = await reloadMockapiConfig(flags, cwd, config.configFile);
+    } catch (error) {
+      fail(`config not reloaded, keeping the last good one: ${(error as Error).message}`);
+      return false;
+    }
+    if (closed) return false;
+    const fixed: string[] = restartSettings.filter((key) => next[key] !== config[key]);
+    if (JSON.stringify(next.collections) !== JSON.stringify(config.collections)) fixed.push('collections');
+    for (const key of liveSettings) replaceContents(config[key], next[key]);
+    // The answers cached under the old limits (page sizes, simulation) are stale too.
+    runtime.engine.sandboxChanged('*');
+    const moved = next.fixtures !== config.fixtures;
+    if (moved) {
+      config.fixtures = next.fixtures;
+      lastGood = new Map();
+      // A new watcher rather than chokidar's add(), which has no second 'ready': the caller
+      // reloads the new folder once it is watched, so an edit made meanwhile is not lost.
+      await watcher.close();
+      watcher = await open();
+      if (closed) await watcher.close();
+    }
+    const file = relative(cwd, config.configFile ?? '') || basename(config.configFile ?? '');
+    log.success(`reloaded config ${file}${moved ? ` (fixtures now from ${config.fixtures})` : ''}`);
+    if (fixed.length) fail(`${fixed.join(', ')} changed in ${file}: restart mockapi to apply ${fixed.length > 1 ? 'them' : 'it'}`);
+    return moved;
+  }
+
+  return {
+    describe: () => [config.fixtures, config.configFile].filter(Boolean).join(' and '),
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}
+
+interface FixtureSnapshot {
+  hash: string;
+  records: number;
+}
+
+/** What each fixture file held at the last good load, to name the collections that changed. */
+function snapshotFixtures(folder: string, names: string[]): Map<string, FixtureSnapshot> {
+  const files = new Map<string, FixtureSnapshot>();
+  for (const name of names) {
+    const file = join(folder, `${name}.json`);
+    if (!existsSync(file)) continue;
+    try {
+      const text = readFileSync(file, 'utf8');
+      const parsed: unknown = JSON.parse(text);
+      files.set(name, { hash: createHash('sha256').update(text).digest('hex'), records: Array.isArray(parsed) ? parsed.length : 0 });
+    } catch {
+      // Changed again since the load: the next change event reloads and snapshots it.
+    }
+  }
+  return files;
+}
+
+/** Makes `target` hold exactly `source`'s keys, keeping the object that routes already hold. */
+function replaceContents(target: object, source: object): void {
+  for (const key of Object.keys(target)) if (!(key in source)) delete (target as Record<string, unknown>)[key];
+  Object.assign(target, source);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,39 @@
+import { Command } from 'commander';
+import { sandboxesHoldingData } from '../engine/export-document.js';
+import { log, openCommandDatabase, requireOneSelection, sandboxCount, withDatabaseOptions, withSandboxSelection, type DatabaseOptions } from './_database.js';
+
+interface ResetOptions extends DatabaseOptions {
+  sandbox?: string;
+  all?: boolean;
+}
+
+/** `mockapi reset`: purges overlays in the database file, also while a server runs on it. */
+export function makeResetCommand(): Command {
+  const command = new Command('reset').description("purge sandboxes' changes (snapshots are kept), also while a server runs on the file");
+  withSandboxSelection(command, 'reset');
+  withDatabaseOptions(command);
+  return command.action(async (options: ResetOptions) => {
+    requireOneSelection(command, options);
+    const { db, engine, close } = await openCommandDatabase(options, { mustExist: true });
+    try {
+      const keys = options.all ? sandboxesHoldingData(db) : [options.sandbox!];
+      let rows = 0;
+      let changed = 0;
+      // One transaction for all of them: a server sees every sandbox reset, or none yet.
+      db.sqlite
+        .transaction(() => {
+          for (const key of keys) {
+            const purged = Object.values(engine.reset(key)).reduce((sum, n) => sum + n, 0);
+            rows += purged;
+            if (purged) changed++;
+          }
+        })
+        .immediate();
+      // --all counts the sandboxes that had changes (some may hold only snapshots, which reset keeps).
+      const count = options.all ? changed : keys.length;
+      log.success(`reset ${sandboxCount(count)} (${rows} overlay ${rows === 1 ? 'row' : 'rows'} purged)`);
+    } finally {
+      close();
+    }
+  });
+}

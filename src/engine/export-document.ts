@@ -1,0 +1,127 @@
+import type { OpenDatabase } from '../db/open.js';
+import type { CollectionDefinition } from './definition.js';
+import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
+
+/**
+ * The export document (contract section 12), described by `schemas/mockapi-export.schema.json`.
+ * A sandbox travels as its overlay, never as merged records, so an import onto the same baseline
+ * gives back exactly the same sandbox. No seq, sid or secret appears: an import assigns its own.
+ * Later layers add optional keys beside `collections` and `snapshots` (custom collections,
+ * webhook subscriptions) and keep version 1.
+ */
+export interface ExportDocument {
+  format: 'mockapi-export';
+  version: 1;
+  exportedAt: string;
+  sandboxes: ExportedSandbox[];
+}
+
+export interface ExportedSandbox {
+  id: string;
+  /** ISO times of the sandbox's row; null for a sandbox that holds no data. */
+  createdAt: string | null;
+  lastActiveAt: string | null;
+  collections: Record<string, ExportedOverlay>;
+  /** Present only when the sandbox has snapshots. */
+  snapshots?: ExportedSnapshot[];
+}
+
+export interface ExportedOverlay {
+  /** Created records, newest first, as the API lists them. */
+  created: Json[];
+  /** Changed copies of baseline records, by id. */
+  updated: Json[];
+  /** Ids of deleted baseline records. */
+  deleted: number[];
+}
+
+export interface ExportedSnapshot {
+  name: string;
+  createdAt: string;
+  collections: Record<string, ExportedOverlay>;
+}
+
+export const exportFormat = 'mockapi-export';
+export const exportVersion = 1;
+
+interface OverlayRow {
+  cid: number;
+  id: number | string;
+  state: number;
+  doc: string | null;
+}
+
+/**
+ * Builds the document for the given sandbox ids, in one read transaction (a consistent picture
+ * while a server writes). A sandbox that holds no data is exported with an empty overlay: it sees
+ * exactly the baseline.
+ */
+export function buildExportDocument(
+  db: OpenDatabase,
+  collections: CollectionDefinition[],
+  keys: string[],
+  onProgress?: (done: number, total: number) => void,
+): ExportDocument {
+  const { sqlite } = db;
+  // Created records newest first (by seq), the rest by id: the order the API shows them in.
+  const order = `cid, state, CASE state WHEN ${CREATED} THEN -seq ELSE id END`;
+  const sandboxRow = sqlite.prepare(`SELECT sid, created_at AS createdAt, last_active_at AS lastActiveAt FROM sandboxes WHERE key = ?`);
+  const overlayRows = sqlite.prepare(`SELECT cid, id, state, doc FROM overlay WHERE sid = ? ORDER BY ${order}`);
+  const snapshotList = sqlite.prepare(`SELECT name, created_at AS createdAt FROM snapshots WHERE sid = ? ORDER BY created_at, name`);
+  const snapshotRows = sqlite.prepare(`SELECT cid, id, state, doc FROM snapshot_rows WHERE sid = ? AND name = ? ORDER BY ${order}`);
+
+  return sqlite.transaction(() => {
+    const sandboxes = keys.map((key, index): ExportedSandbox => {
+      const row = sandboxRow.get(key) as { sid: number; createdAt: number; lastActiveAt: number } | undefined;
+      const sandbox: ExportedSandbox = {
+        id: key,
+        createdAt: row ? new Date(row.createdAt).toISOString() : null,
+        lastActiveAt: row ? new Date(row.lastActiveAt).toISOString() : null,
+        collections: toCollections(collections, row ? (overlayRows.all(row.sid) as OverlayRow[]) : []),
+      };
+      const snapshots = row ? (snapshotList.all(row.sid) as { name: string; createdAt: number }[]) : [];
+      if (snapshots.length) {
+        sandbox.snapshots = snapshots.map((snapshot) => ({
+          name: snapshot.name,
+          createdAt: new Date(snapshot.createdAt).toISOString(),
+          collections: toCollections(collections, snapshotRows.all(row!.sid, snapshot.name) as OverlayRow[]),
+        }));
+      }
+      onProgress?.(index + 1, keys.length);
+      return sandbox;
+    });
+    return { format: exportFormat, version: exportVersion, exportedAt: new Date().toISOString(), sandboxes } as ExportDocument;
+  })();
+}
+
+/** Ids of the sandboxes that hold data (overlay rows or snapshots), sorted, for `--all`. */
+export function sandboxesHoldingData(db: OpenDatabase): string[] {
+  return db.sqlite
+    .prepare(
+      `SELECT key FROM sandboxes s
+        WHERE EXISTS (SELECT 1 FROM overlay o WHERE o.sid = s.sid)
+           OR EXISTS (SELECT 1 FROM snapshots n WHERE n.sid = s.sid)
+        ORDER BY key`,
+    )
+    .pluck()
+    .all() as string[];
+}
+
+/** Every collection of the engine, in registry order, even without rows: a diff-friendly fixed shape. */
+function toCollections(collections: CollectionDefinition[], rows: OverlayRow[]): Record<string, ExportedOverlay> {
+  const byCid = new Map<number, ExportedOverlay>();
+  const result: Record<string, ExportedOverlay> = {};
+  for (const definition of collections) {
+    const overlay: ExportedOverlay = { created: [], updated: [], deleted: [] };
+    byCid.set(definition.cid, overlay);
+    result[definition.name] = overlay;
+  }
+  for (const row of rows) {
+    const overlay = byCid.get(row.cid);
+    if (!overlay) continue;
+    if (row.state === CREATED) overlay.created.push(JSON.parse(row.doc!) as Json);
+    else if (row.state === UPDATED) overlay.updated.push(JSON.parse(row.doc!) as Json);
+    else if (row.state === DELETED) overlay.deleted.push(Number(row.id));
+  }
+  return result;
+}

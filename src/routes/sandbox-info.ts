@@ -1,0 +1,92 @@
+import type { H3, H3Config, H3Event } from 'h3';
+import { identityCookie, sandboxOf } from '../auth/identity.js';
+import type { SnapshotStore } from '../engine/snapshots.js';
+import type { Runtime } from '../runtime.js';
+import { resource } from './_resource.js';
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** `performance.now()` when the request arrived, for the activity log's durations. */
+    arrivedAt?: number;
+  }
+}
+
+/** Paths longer than this are cut in the activity log (the log is bounded in bytes too). */
+const maxLoggedPath = 256;
+
+/**
+ * The app hooks that feed the activity log: every API request of a sandbox, errors included, is
+ * recorded in memory once its answer is ready. Two clock reads and a
+ * few Map operations per request; never a SQLite write.
+ */
+export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'onResponse'> {
+  const { activity } = runtime.engine;
+  return {
+    onRequest: (event) => {
+      event.context.arrivedAt = performance.now();
+    },
+    onResponse: (response, event) => {
+      const sandbox = event.context.sandbox ?? identifiedBefore(event);
+      if (!sandbox) return;
+      const durationMs = Math.round((performance.now() - (event.context.arrivedAt ?? performance.now())) * 100) / 100;
+      const path = event.url.pathname;
+      const logged = path.length > maxLoggedPath ? `${path.slice(0, maxLoggedPath)}…` : path;
+      activity.record(sandbox, event.req.method, logged, response.status, durationMs, Date.now());
+    },
+  };
+}
+
+/**
+ * The sandbox of an API request that failed before its handler asked (an unknown collection, a
+ * 405): only when the client named one with its cookie, so a failure never mints a new sandbox.
+ */
+function identifiedBefore(event: H3Event): string | undefined {
+  if (!event.url.pathname.startsWith('/api/v1/') || !event.req.headers.get('cookie')?.includes(identityCookie)) return undefined;
+  try {
+    const sandbox = sandboxOf(event);
+    return event.context.mintedCookie ? undefined : sandbox;
+  } catch {
+    return undefined; // a malformed id belongs to no sandbox
+  }
+}
+
+/** `GET /api/v1/sandbox` and `GET /api/v1/sandbox/activity`: the requester's own sandbox. */
+export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {
+  const { engine, config } = runtime;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  app.all(
+    '/api/v1/sandbox',
+    resource({
+      GET: (event: H3Event) => {
+        const sandbox = sandboxOf(event);
+        const arrivedAt = Date.now() - (event.context.arrivedAt === undefined ? 0 : performance.now() - event.context.arrivedAt);
+        const row = engine.sandboxes.row(sandbox);
+        // A visitor who only read has no row: what this server saw of it is all there is.
+        const seen = engine.activity.open(sandbox, arrivedAt);
+        const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
+        const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
+        const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
+        const quotas = Object.fromEntries(
+          engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
+        );
+        return {
+          id: sandbox,
+          createdAt: iso(createdAt),
+          lastActiveAt: iso(lastActiveAt),
+          requests: seen.requests,
+          quotas,
+          snapshots: snapshots.count(row?.sid ?? 0),
+        };
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/sandbox/activity',
+    resource({
+      GET: (event: H3Event) => ({
+        data: engine.activity.recent(sandboxOf(event)).map((entry) => ({ ...entry, at: iso(entry.at) })),
+      }),
+    }),
+  );
+}

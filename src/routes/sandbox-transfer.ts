@@ -1,0 +1,50 @@
+import type { H3 } from 'h3';
+import { sandboxOf } from '../auth/identity.js';
+import { buildExportDocument } from '../engine/export-document.js';
+import { importDocument } from '../engine/import-document.js';
+import { ApiError } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { readJsonObject } from './_body.js';
+import { resource } from './_resource.js';
+
+/** An exported sandbox may hold hundreds of changed records: its import may exceed `limits.bodyBytes`. */
+const importBodyBytes = 16 * 1024 * 1024;
+
+/**
+ * `GET /api/v1/sandbox/export` and `POST /api/v1/sandbox/import`: the export document holding the
+ * caller's sandbox only; an import replaces the caller's sandbox (the document's id is ignored),
+ * so no client ever reads or writes another sandbox this way.
+ */
+export function addSandboxTransferRoutes(app: H3, runtime: Runtime): void {
+  const { db, engine } = runtime;
+  app.all(
+    '/api/v1/sandbox/export',
+    resource({
+      GET: (event) => {
+        const sandbox = sandboxOf(event);
+        // As any read: a sandbox idle past its TTL is dropped first, so it exports as fresh.
+        engine.sandboxes.sidOf(sandbox);
+        return buildExportDocument(db, engine.collections, [sandbox]);
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/sandbox/import',
+    resource({
+      POST: async (event) => {
+        const sandbox = sandboxOf(event);
+        // Limits are read per request, so a config reload applies at once.
+        const { limits } = runtime.config;
+        const document = await readJsonObject(event, Math.max(limits.bodyBytes, importBodyBytes));
+        const result = importDocument({ db, engine, limits }, document, { into: sandbox });
+        if (!result.ok) {
+          const [first] = result.problems;
+          const detail = `the export document is invalid (nothing was imported): ${first.path} ${first.message}`;
+          throw new ApiError(422, 'VALIDATION_FAILED', 'Validation Failed', detail, result.problems);
+        }
+        const [imported] = result.sandboxes;
+        return { message: 'sandbox replaced by the imported document', sandbox, imported: { ...imported.records, snapshots: imported.snapshots } };
+      },
+    }),
+  );
+}

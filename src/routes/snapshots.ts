@@ -1,0 +1,68 @@
+import type { H3, H3Event } from 'h3';
+import { sandboxOf } from '../auth/identity.js';
+import { snapshotNameProblem, type SnapshotInfo, type SnapshotStore } from '../engine/snapshots.js';
+import { notFound, validationFailed, type FieldProblem } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { readJsonObject } from './_body.js';
+import { resource } from './_resource.js';
+
+/** `/api/v1/sandbox/snapshots/*`: named copies of the requester's own sandbox. */
+export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {
+  const { config } = runtime;
+  const shape = (snapshot: SnapshotInfo) => ({ ...snapshot, createdAt: new Date(snapshot.createdAt).toISOString() });
+  const nameOf = (event: H3Event) => {
+    const raw = event.context.params?.name ?? '';
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return raw;
+    }
+  };
+  const missing = (name: string) => notFound(`this sandbox has no snapshot named ${JSON.stringify(name)}`);
+
+  app.all(
+    '/api/v1/sandbox/snapshots',
+    resource({
+      GET: (event) => ({ data: snapshots.list(sandboxOf(event)).map(shape) }),
+      POST: async (event) => {
+        const sandbox = sandboxOf(event);
+        const body = await readJsonObject(event, config.limits.bodyBytes);
+        const problems: FieldProblem[] = Object.keys(body)
+          .filter((key) => key !== 'name')
+          .map((key) => ({ path: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a known field' }));
+        const nameProblem = snapshotNameProblem(body.name);
+        if (nameProblem) problems.unshift(nameProblem);
+        if (problems.length) throw validationFailed(problems);
+        return shape(snapshots.take(sandbox, body.name));
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/sandbox/snapshots/:name',
+    resource({
+      GET: (event) => {
+        const name = nameOf(event);
+        const snapshot = snapshots.find(sandboxOf(event), name);
+        if (!snapshot) throw missing(name);
+        return shape(snapshot);
+      },
+      DELETE: (event) => {
+        const name = nameOf(event);
+        if (!snapshots.delete(sandboxOf(event), name)) throw missing(name);
+        return { message: `snapshot ${JSON.stringify(name)} deleted`, name };
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/sandbox/snapshots/:name/restore',
+    resource({
+      POST: (event) => {
+        const sandbox = sandboxOf(event);
+        const name = nameOf(event);
+        const restored = snapshots.restore(sandbox, name);
+        if (!restored) throw missing(name);
+        return { message: `sandbox restored from snapshot ${JSON.stringify(name)}`, sandbox, snapshot: shape(restored) };
+      },
+    }),
+  );
+}

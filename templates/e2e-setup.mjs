@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// node e2e-setup.mjs <test command...>   e.g. node e2e-setup.mjs npx playwright test
+// Serves mockapi on a free port and a fresh database, runs the command with API_URL set,
+// writes every sandbox the tests touched to mockapi-export.json, stops the server and exits
+// with the command's exit code.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const [command, ...args] = process.argv.slice(2);
+if (!command) {
+  console.error('usage: node e2e-setup.mjs <test command> [args...]');
+  process.exit(2);
+}
+// The installed CLI, run by this Node (not through npx, so SIGTERM reaches the server itself).
+const bin = join(dirname(createRequire(import.meta.url).resolve('mockapi/package.json')), 'bin/mockapi.mjs');
+const folder = mkdtempSync(join(tmpdir(), 'mockapi-e2e-'));
+const db = join(folder, 'e2e.db');
+
+const run = (file, argv, env = {}) =>
+  new Promise((done) => {
+    const child = spawn(file, argv, { stdio: 'inherit', env: { ...process.env, ...env }, shell: process.platform === 'win32' });
+    child.once('error', () => done(1));
+    child.once('exit', (status) => done(status ?? 1));
+  });
+
+const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db], { env: { ...process.env, NO_COLOR: '1' } });
+server.stderr.pipe(process.stderr);
+const stopped = new Promise((done) => server.once('exit', done));
+let code = 1;
+try {
+  // serve prints "✔ mockapi listening on http://127.0.0.1:<port>" once it accepts connections.
+  const url = await new Promise((done, fail) => {
+    let out = '';
+    server.stdout.on('data', (chunk) => {
+      const match = /listening on (http:\/\/\S+)/.exec((out += chunk));
+      if (match) done(match[1]);
+    });
+    server.once('exit', (status) => fail(new Error(`mockapi exited with ${status}:\n${out}`)));
+  });
+  for (let attempt = 0; !(await fetch(`${url}/health`).catch(() => undefined))?.ok; attempt++) {
+    if (attempt === 100) throw new Error(`${url}/health does not answer`);
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+  code = await run(command, args, { API_URL: `${url}/api/v1`, MOCKAPI_URL: url });
+  await run(process.execPath, [bin, 'export', '--all', '--db', db, '-o', process.env.MOCKAPI_EXPORT ?? 'mockapi-export.json']);
+} catch (error) {
+  console.error(`e2e-setup: ${error.message}`);
+} finally {
+  server.kill('SIGTERM');
+  await stopped;
+  rmSync(folder, { recursive: true, force: true });
+}
+process.exit(code);
