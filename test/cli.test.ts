@@ -6,33 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, startServer, type RunningServer } from './helpers/server.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runCli, type Run } from './helpers/cli.js';
 
 const version: string = (await import(join(repoRoot, 'package.json'), { with: { type: 'json' } })).default.version;
 
-/** Runs the built CLI to its end (for commands that do not keep serving). */
-function run(args: string[], cwd = tmpdir()): Promise<Run> {
-  return new Promise((done, fail) => {
-    const proc = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk) => (stdout += chunk));
-    proc.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      fail(new Error(`mockapi ${args.join(' ')} did not end\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 20_000);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], cwd = tmpdir()) => runCli(args, cwd);
 
 /** `mockapi serve` without the harness's `--db`, so a config file's `db` applies. */
 async function serveIn(cwd: string, args: string[] = []): Promise<{ url: string; stop: () => Promise<number | null>; output: () => string }> {

@@ -14,7 +14,7 @@ async function walk(client: Client, path: string, between: (page: number) => Pro
   const seen: unknown[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 200; page++) {
-    const answer = await client.get(`${path}${path.includes('?') ? '&' : '?'}limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+    const answer: Answer = await client.get(`${path}${path.includes('?') ? '&' : '?'}limit=7${cursor ? `&cursor=${cursor}` : ''}`);
     expect(answer.status, answer.text).toBe(200);
     seen.push(...ids(answer));
     cursor = answer.body.pagination.nextCursor;
@@ -99,7 +99,7 @@ describe('cursor walks', () => {
     const seen: unknown[] = [];
     let cursor: string | null = null;
     do {
-      const answer = await walker.get(`/comments?_sort=email,-id&limit=25${cursor ? `&cursor=${cursor}` : ''}`);
+      const answer: Answer = await walker.get(`/comments?_sort=email,-id&limit=25${cursor ? `&cursor=${cursor}` : ''}`);
       expect(answer.status).toBe(200);
       seen.push(...ids(answer));
       cursor = answer.body.pagination.nextCursor;

@@ -1,33 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, startServer, type RunningServer } from './helpers/server.js';
+import { repoRoot, startServer, type RunningServer } from './helpers/server.js';
+import { runCli, type Run } from './helpers/cli.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], cwd: string): Promise<Run> {
-  return new Promise((done, fail) => {
-    const proc = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk) => (stdout += chunk));
-    proc.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      fail(new Error(`mockapi ${args.join(' ')} did not end\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 20_000);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], cwd: string) => runCli(args, cwd);
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -1,35 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath, sandboxClient, useServer } from './helpers/server.js';
+import { sandboxClient, useServer } from './helpers/server.js';
 import { BASELINE, COLLECTIONS, create, listAll, newRecord, totals, type Client } from './helpers/problems.js';
+import { runCli, type Run } from './helpers/cli.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI to its end. */
-function run(args: string[], cwd = dir): Promise<Run> {
-  return new Promise((done, fail) => {
-    const proc = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk) => (stdout += chunk));
-    proc.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      fail(new Error(`mockapi ${args.join(' ')} did not end\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 20_000);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], cwd = dir) => runCli(args, cwd);
 
 function expectOneLineError(result: Run, code: number): void {
   expect(result.code, result.stderr).toBe(code);
