@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   created_at INTEGER NOT NULL,
   last_active_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS sandboxes_by_activity ON sandboxes (last_active_at);
 CREATE TABLE IF NOT EXISTS base (
   cid INTEGER NOT NULL,
   id INTEGER NOT NULL,

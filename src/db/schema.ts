@@ -20,13 +20,18 @@ export const meta = sqliteTable('meta', {
  * integer used in every overlay key; `key` is the client-visible sandbox id; `seq` is the
  * sandbox's monotonic counter for ordering created records.
  */
-export const sandboxes = sqliteTable('sandboxes', {
-  sid: integer('sid').primaryKey({ autoIncrement: true }),
-  key: text('key').notNull().unique(),
-  seq: integer('seq').notNull().default(0),
-  createdAt: integer('created_at').notNull(),
-  lastActiveAt: integer('last_active_at').notNull(),
-});
+export const sandboxes = sqliteTable(
+  'sandboxes',
+  {
+    sid: integer('sid').primaryKey({ autoIncrement: true }),
+    key: text('key').notNull().unique(),
+    seq: integer('seq').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    lastActiveAt: integer('last_active_at').notNull(),
+  },
+  // The TTL sweep and the eviction of the least recently active read by this.
+  (t) => [index('sandboxes_by_activity').on(t.lastActiveAt)],
+);
 
 /**
  * The shared baseline, loaded from fixtures and never written afterwards. `doc` is the record's
