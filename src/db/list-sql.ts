@@ -43,12 +43,12 @@ const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const maxCachedShapes = 500;
 
 export interface CompiledList {
-  /** `{json, keys}`: the page as one JSON array text, and each row's order key as JSON, joined by U+001E. */
+  /**
+   * `{json, keys, total, remaining?}`: the page as one JSON array text, each row's order key as
+   * JSON joined by U+001E, the records matching in all, and (after a cursor) those from the
+   * page's first on.
+   */
   page: Statement;
-  /** Records matching, in all. */
-  count: Statement;
-  /** Records after the anchor (only when compiled with one). */
-  countAfter?: Statement;
   bind: Record<string, KeyValue>;
   /** How many values a cursor for this shape carries. */
   keyCount: number;
@@ -62,7 +62,7 @@ export interface CompiledList {
  */
 export function createListCompiler(sqlite: Sqlite) {
   const rankNow = sqlite.prepare(`SELECT rank FROM (${searchVisible}) WHERE k = :k`).pluck();
-  const cache = new Map<string, { page: Statement; count: Statement; countAfter?: Statement }>();
+  const cache = new Map<string, Statement>();
 
   function compile(shape: ListShape, anchor: KeyValue[] | undefined) {
     const bind: Record<string, KeyValue> = {};
@@ -109,14 +109,15 @@ export function createListCompiler(sqlite: Sqlite) {
       after = ` WHERE (${branches.map((b) => `(${b})`).join(' OR ')})`;
     }
 
-    const rows = `SELECT doc, json_array(${keys.map((k) => k.expr).join(', ')}) AS c FROM (${filtered})${after}
+    // One statement: the matching rows are computed once (MATERIALIZED) and serve the page, the
+    // total and the count after the cursor; separate count queries ran the search twice.
+    const page = `SELECT doc, json_array(${keys.map((k) => k.expr).join(', ')}) AS c FROM matching${after}
                    ORDER BY ${order} LIMIT (:limit + 0) OFFSET (:offset + 0)`;
     return {
-      sql: {
-        page: `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' AS json, group_concat(c, char(30)) AS keys FROM (${rows})`,
-        count: `SELECT count(*) FROM (${filtered})`,
-        countAfter: anchor ? `SELECT count(*) FROM (${filtered})${after}` : undefined,
-      },
+      sql: `WITH matching AS MATERIALIZED (${filtered})
+            SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' AS json, group_concat(c, char(30)) AS keys,
+                   (SELECT count(*) FROM matching) AS total${anchor ? `, (SELECT count(*) FROM matching${after}) AS remaining` : ''}
+              FROM (${page})`,
       bind,
       keyCount: keys.length,
     };
@@ -129,17 +130,13 @@ export function createListCompiler(sqlite: Sqlite) {
       if (rank !== undefined) anchor = [rank, anchor[1]];
     }
     const { sql, bind, keyCount } = compile(shape, anchor);
-    let statements = cache.get(sql.page);
-    if (!statements) {
+    let page = cache.get(sql);
+    if (!page) {
       if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
-      statements = {
-        page: sqlite.prepare(sql.page),
-        count: sqlite.prepare(sql.count).pluck(),
-        countAfter: sql.countAfter ? sqlite.prepare(sql.countAfter).pluck() : undefined,
-      };
-      cache.set(sql.page, statements);
+      page = sqlite.prepare(sql);
+      cache.set(sql, page);
     }
-    return { ...statements, bind, keyCount };
+    return { page, bind, keyCount };
   };
 }
 

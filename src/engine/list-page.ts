@@ -88,9 +88,8 @@ function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit
 function compiledRows(context: StoreContext, cid: number, sid: number, shape: ListShape, limit: number, offset: number, anchor?: KeyValue[]): Rows {
   const compiled = context.compileList(shape, anchor, { sid, cid });
   const bind = { ...compiled.bind, sid, cid };
-  const row = compiled.page.get({ ...bind, limit, offset: anchor ? 0 : offset }) as { json: string; keys: string | null };
-  const total = compiled.count.get(bind) as number;
-  const remaining = compiled.countAfter ? (compiled.countAfter.get(bind) as number) : undefined;
+  const row = compiled.page.get({ ...bind, limit, offset: anchor ? 0 : offset }) as { json: string; keys: string | null; total: number; remaining?: number };
+  const { total, remaining } = row;
   const last = row.keys === null ? undefined : (JSON.parse(row.keys.slice(row.keys.lastIndexOf('\x1e') + 1)) as KeyValue[]);
   return { json: row.json, total, remaining, last };
 }

@@ -58,9 +58,6 @@ describe('query plans', () => {
   ];
   it.each(shapes)('a list with %s uses the indexes', (_name, shape, anchor) => {
     const compiled = compile(shape, anchor, where);
-    const bind = { ...compiled.bind, ...where, limit: 10, offset: 0 };
-    expectIndexed(planOf(compiled.page, bind));
-    expectIndexed(planOf(compiled.count, { ...compiled.bind, ...where }));
-    if (compiled.countAfter) expectIndexed(planOf(compiled.countAfter, { ...compiled.bind, ...where }));
+    expectIndexed(planOf(compiled.page, { ...compiled.bind, ...where, limit: 10, offset: 0 }));
   });
 });
