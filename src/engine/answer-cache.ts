@@ -1,39 +1,62 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { SandboxStore } from './sandbox-store.js';
 
-/** Bounds: a visitor cycling through query strings cannot grow the cache past these. */
+/** Bounds: a visitor cycling through query strings, or through sandbox ids, cannot grow the cache past these. */
 const maxAnswersPerSandbox = 256;
+const maxSandboxes = 20_000;
 const maxTotalChars = 32 * 1024 * 1024;
+
+interface Entry {
+  /** The sandbox's answers; for a sandbox that holds no data, the baseline's shared map. */
+  answers: Map<string, string>;
+  usedAt: number;
+}
 
 /**
  * Finished answers of reads (list pages, records), per sandbox and request, so a repeated read
- * costs two map lookups instead of the SQL. It stays true by dropping:
- *   - a sandbox's answers when the engine announces a change to it (every write in this process);
+ * costs a few map lookups instead of the SQL. It stays true by dropping:
+ *   - a sandbox's answers when the engine announces a change to it (every write in this process,
+ *     resets, imports, restores, expiry and eviction);
  *   - everything when another process committed to the file (`mockapi reset/import` on the same
  *     database): SQLite bumps `PRAGMA data_version` for every other connection's commit, and
  *     reading it costs well under a microsecond, so it is checked on every request.
- * Answers are keyed by the sandbox's row (sid), so every visitor who only reads (sid 0) shares
- * the baseline's answers.
+ * Every visitor who only reads shares the baseline's answers. A hit skips the sandbox lookup, so
+ * a sandbox idle past `sandboxTtl` is looked up again (where expiry happens) before it is served.
  */
-export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore) {
+export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, limits: { sandboxTtl?: number } = {}) {
   const dataVersion = db.sqlite.prepare('PRAGMA data_version').pluck();
   let version = dataVersion.get();
-  const bySid = new Map<number, Map<string, string>>();
-  /** Sandbox key → sid of the answers kept for it, to drop them by key. */
-  const sidOfKey = new Map<string, number>();
+  const bySandbox = new Map<string, Entry>();
+  let baseline = new Map<string, string>();
   let totalChars = 0;
 
   const clear = () => {
-    bySid.clear();
-    sidOfKey.clear();
+    bySandbox.clear();
+    baseline = new Map();
     totalChars = 0;
   };
-  const dropSid = (sid: number) => {
-    const answers = bySid.get(sid);
-    if (!answers) return;
-    for (const body of answers.values()) totalChars -= body.length;
-    bySid.delete(sid);
+  const forget = (sandbox: string) => {
+    const entry = bySandbox.get(sandbox);
+    if (!entry) return;
+    bySandbox.delete(sandbox);
+    if (entry.answers !== baseline) for (const body of entry.answers.values()) totalChars -= body.length;
   };
+
+  function entryOf(sandbox: string, now: number): Entry {
+    let entry = bySandbox.get(sandbox);
+    const ttlMs = (limits.sandboxTtl ?? 0) * 1000;
+    if (entry && ttlMs > 0 && now - entry.usedAt > ttlMs) {
+      forget(sandbox);
+      entry = undefined;
+    }
+    if (!entry) {
+      if (bySandbox.size >= maxSandboxes) forget(bySandbox.keys().next().value!);
+      entry = { answers: sandboxes.sidOf(sandbox) ? new Map() : baseline, usedAt: now };
+      bySandbox.set(sandbox, entry);
+    }
+    entry.usedAt = now;
+    return entry;
+  }
 
   return {
     /** The cached answer of this sandbox to this request, or `produce()`'s (kept when it returns). */
@@ -43,31 +66,29 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore) {
         version = now;
         clear();
       }
-      const sid = sandboxes.sidOf(sandbox);
-      let answers = bySid.get(sid);
-      const hit = answers?.get(request);
+      const { answers } = entryOf(sandbox, Date.now());
+      const hit = answers.get(request);
       if (hit !== undefined) return hit;
 
       const body = produce();
-      if (!answers) bySid.set(sid, (answers = new Map()));
       if (answers.size >= maxAnswersPerSandbox) {
         const oldest = answers.keys().next().value!;
         totalChars -= answers.get(oldest)!.length;
         answers.delete(oldest);
       }
       if (totalChars + body.length > maxTotalChars) clear();
-      answers.set(request, body);
-      totalChars += body.length;
-      if (sid) sidOfKey.set(sandbox, sid);
+      // `produce()` may have announced a change (a lazily expired sandbox): keep only a current entry's answer.
+      const current = bySandbox.get(sandbox);
+      if (current && current.answers === answers) {
+        answers.set(request, body);
+        totalChars += body.length;
+      }
       return body;
     },
     /** Forgets a sandbox's answers (`*`: every sandbox's, for a baseline or config reload). */
     drop(sandbox: string): void {
-      if (sandbox === '*') return clear();
-      const sid = sidOfKey.get(sandbox);
-      if (sid === undefined) return;
-      sidOfKey.delete(sandbox);
-      dropSid(sid);
+      if (sandbox === '*') clear();
+      else forget(sandbox);
     },
   };
 }

@@ -37,7 +37,7 @@ export function createEngine(options: EngineOptions) {
   });
   const listeners: ChangeListener[] = [];
   const sandboxListeners: ((sandbox: string) => void)[] = [];
-  const answers = createAnswerCache(db, sandboxes);
+  const answers = createAnswerCache(db, sandboxes, options.limits);
   const sandboxChanged = (sandbox: string) => {
     answers.drop(sandbox);
     for (const listener of sandboxListeners) listener(sandbox);

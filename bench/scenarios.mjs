@@ -1,0 +1,136 @@
+// What the benchmark asks of the servers. Each scenario names its subjects (the reference and
+// one or two real servers), the requests each gets, how the reference's bytes are captured, and
+// its target. Cached rows repeat one request, as a page reloaded by its users would; "uncached"
+// rows add `_=<n>` (ignored by the query parser, jQuery's cache buster) so no answer repeats.
+
+export const oneCookie = 'one';
+const writerCookie = 'writer';
+const cookieOf = (key) => ({ cookie: `svc_identity=${key}` });
+const postBody = JSON.stringify({ user_id: 1, title: 'Bench post', body: 'Written by the benchmark.' });
+
+let tag = 0;
+/** A path no earlier request used, so the server's answer cache cannot answer it. */
+const fresh = (path) => `${path}${path.includes('?') ? '&' : '?'}_=${++tag}`;
+
+/**
+ * A read of one path: the same request every time (`cached`), or a fresh one each time. A
+ * `prebuilt` request is encoded once by autocannon; otherwise every request is built anew, which
+ * costs the load generator more, so subjects compared with each other must all be built alike.
+ */
+function read(path, { cached, prebuilt }) {
+  return (subject) => {
+    if (cached && prebuilt) return { requests: [{ method: 'GET', path, headers: cookieOf(subject.cookie()) }] };
+    return {
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => ({ ...req, path: cached ? path : fresh(path), headers: cookieOf(subject.cookie()) }),
+        },
+      ],
+    };
+  };
+}
+
+const captureGet = (path) => async (fetchAnswer) => ({ GET: await fetchAnswer('GET', fresh(path), oneCookie) });
+
+/**
+ * @param {{ busyKeys: string[] }} options the busy server's sandbox keys (each holds 20 rows)
+ */
+export function buildScenarios({ busyKeys }) {
+  const list = '/api/v1/posts?limit=10';
+  const search = '/api/v1/posts?q=sunt';
+  const byId = '/api/v1/posts/1';
+  const ratio = (min) => ({ kind: 'ratio', min });
+  const same = { cached: true, prebuilt: true };
+  const each = { cached: false, prebuilt: false };
+  // The busy server's cookie changes per request, so its paired runs build every request too.
+  const sameBuilt = { cached: true, prebuilt: false };
+  const pair = ['one'];
+  const busyPair = ['one', 'busy'];
+  let resetNext = 0;
+  let writerRuns = 0;
+  const busyName = `list page, ${busyKeys.length.toLocaleString('en-US')} busy sandboxes`;
+
+  return [
+    { name: 'list page', subjects: pair, requests: read(list, same), capture: captureGet(list), target: ratio(0.5) },
+    { name: 'list page, uncached', subjects: pair, requests: read(list, each), capture: captureGet(list), target: ratio(0.5) },
+    {
+      name: 'filtered list',
+      subjects: pair,
+      requests: read('/api/v1/posts?user_id=3&_sort=-id', same),
+      capture: captureGet('/api/v1/posts?user_id=3&_sort=-id'),
+    },
+    { name: 'search', subjects: pair, requests: read(search, same), capture: captureGet(search), target: ratio(0.4) },
+    { name: 'search, uncached', subjects: pair, requests: read(search, each), capture: captureGet(search), target: ratio(0.4) },
+    { name: 'get by id', subjects: pair, requests: read(byId, same), capture: captureGet(byId), target: ratio(0.5) },
+    { name: 'get by id, uncached', subjects: pair, requests: read(byId, each), capture: captureGet(byId), target: ratio(0.5) },
+    {
+      name: busyName,
+      subjects: busyPair,
+      // Steady use: every sandbox's page is in the server's answer cache before timing starts.
+      prime: true,
+      requests: read(list, sameBuilt),
+      capture: captureGet(list),
+      target: { kind: 'p50', of: 'busy', vs: 'one', max: 1.2 },
+    },
+    {
+      name: `${busyName}, uncached`,
+      subjects: busyPair,
+      requests: read(list, each),
+      capture: captureGet(list),
+      target: { kind: 'p50', of: 'busy', vs: 'one', max: 1.2 },
+    },
+    {
+      name: 'create then delete',
+      subjects: pair,
+      // A new sandbox per run: a run that stops between a POST and its DELETE leaves records
+      // behind, and a few runs' leftovers would reach the cap on created records.
+      requests: () => {
+        const writer = `${writerCookie}-${++writerRuns}`;
+        return {
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/posts',
+              headers: { ...cookieOf(writer), 'content-type': 'application/json' },
+              body: postBody,
+              onResponse: (_status, body, context) => {
+                context.id = body.startsWith('{') ? JSON.parse(body).id : 'missing';
+              },
+            },
+            {
+              method: 'DELETE',
+              setupRequest: (req, context) => ({ ...req, path: `/api/v1/posts/${context.id}`, headers: cookieOf(writer) }),
+            },
+          ],
+        };
+      },
+      capture: async (fetchAnswer) => {
+        const POST = await fetchAnswer('POST', '/api/v1/posts', writerCookie, postBody);
+        const id = JSON.parse(Buffer.from(POST.body, 'base64').toString()).id;
+        return { POST, DELETE: await fetchAnswer('DELETE', `/api/v1/posts/${id}`, writerCookie) };
+      },
+    },
+    {
+      // Each request resets a different busy sandbox (20 rows), once: a fixed number of requests,
+      // not a duration. Warm-up resets an empty sandbox. Run last: it empties the busy sandboxes.
+      name: 'reset, 20 rows each',
+      subjects: ['busy'],
+      captureOn: 'busy',
+      amount: busyKeys.length,
+      requests: (subject, warmup) => ({
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/sandbox/reset',
+            setupRequest: (req) => {
+              const key = warmup || subject.kind === 'reference' ? 'warm-reset' : busyKeys[resetNext++ % busyKeys.length];
+              return { ...req, headers: cookieOf(key) };
+            },
+          },
+        ],
+      }),
+      capture: async (fetchAnswer) => ({ POST: await fetchAnswer('POST', '/api/v1/sandbox/reset', 'capture-reset') }),
+    },
+  ];
+}
