@@ -71,17 +71,15 @@ export function listPage(context: StoreContext, definition: CollectionDefinition
 /** No filter, search or sort: the merged view's own statements, each arm walking its index. */
 function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit: number, offset: number, anchor?: KeyValue[]): Rows {
   const { view } = context;
-  const total = view.count.get({ sid, cid }) as number;
-  let row: { json: string; last: number | null };
-  let remaining: number | undefined;
+  let row: { json: string; last: number | null; total: number; remaining?: number };
   if (anchor) {
     const after = anchor[0];
     if (typeof after !== 'number') throw invalidCursor('is not a cursor');
     row = view.pageAfter.get({ sid, cid, limit, after }) as typeof row;
-    remaining = view.countAfter.get({ sid, cid, after }) as number;
   } else {
     row = view.page.get({ sid, cid, limit, offset }) as typeof row;
   }
+  const { total, remaining } = row;
   return { json: row.json, total, remaining, last: row.last === null ? undefined : [row.last] };
 }
 
