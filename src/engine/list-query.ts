@@ -166,9 +166,14 @@ function readOrders(params: URLSearchParams, count: number): boolean[] {
   return orders.map((o) => o === 'desc');
 }
 
-/** Every scalar field a filter or sort may name, nested ones as dotted paths, plus `id`. */
+const fieldsByDefinition = new WeakMap<CollectionDefinition, Map<string, FieldKind>>();
+
+/** Every scalar field a filter or sort may name, nested ones as dotted paths, plus `id` (worked out once per definition). */
 export function scalarFields(definition: CollectionDefinition): Map<string, FieldKind> {
+  const known = fieldsByDefinition.get(definition);
+  if (known) return known;
   const out = new Map<string, FieldKind>([['id', 'id']]);
+  fieldsByDefinition.set(definition, out);
   const walk = (properties: Record<string, JsonSchema>, prefix: string) => {
     for (const [name, schema] of Object.entries(properties)) {
       const path = prefix + name;
