@@ -24,12 +24,14 @@ interface Project {
 }
 
 /** A folder with a copy of the fixtures and a config pointing at it, served with `--watch`. */
-async function watchedProject(config: { ext?: 'json' | 'mjs'; limits?: Record<string, unknown> } = {}): Promise<Project> {
+async function watchedProject(config: { ext?: ConfigKind; limits?: Record<string, unknown> } = {}): Promise<Project> {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-watch-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const fixtures = join(dir, 'fixtures');
   for (const name of COLLECTIONS) cpSync(join(repoRoot, 'fixtures', `${name}.json`), join(fixtures, `${name}.json`));
-  const file = join(dir, `mockapi.config.${config.ext ?? 'json'}`);
+  const kind = config.ext ?? 'json';
+  const file = join(dir, `mockapi.config.${kind.replace(' importing mockapi', '')}`);
+  if (kind.endsWith('importing mockapi')) importsMockapi.add(file);
   writeConfig(file, { fixtures: 'fixtures', limits: config.limits ?? {} });
   // The database inside the watched folder: its writes (and -wal, -shm) must not count as edits.
   const server = await startServer({ args: ['--watch', '--config', file], cwd: dir, db: join(fixtures, 'mockapi.db') });
@@ -37,9 +39,15 @@ async function watchedProject(config: { ext?: 'json' | 'mjs'; limits?: Record<st
   return { dir, fixtures, config: file, server };
 }
 
+type ConfigKind = 'json' | 'mjs' | 'mjs importing mockapi' | 'ts';
+const importsMockapi = new Set<string>();
+
 function writeConfig(file: string, config: Record<string, unknown>): void {
   const json = JSON.stringify(config, null, 2);
-  writeFileSync(file, file.endsWith('.mjs') ? `export default ${json};\n` : json);
+  // .ts the way `mockapi init` writes it, importing `mockapi` (not installed in the temp folder).
+  if (file.endsWith('.ts') || importsMockapi.has(file)) writeFileSync(file, `import { defineConfig } from 'mockapi';\nexport default defineConfig(${json});\n`);
+  else if (file.endsWith('.mjs')) writeFileSync(file, `export default ${json};\n`);
+  else writeFileSync(file, json);
 }
 
 function readUsers(project: Project): Record<string, any>[] {
@@ -220,7 +228,7 @@ describe('serve --watch: config', () => {
     expect(server.stderr()).toBe('');
   });
 
-  it.each(['json', 'mjs'] as const)('applies limits from an edited mockapi.config.%s without a restart', async (ext) => {
+  it.each(['json', 'mjs', 'mjs importing mockapi', 'ts'] as const)('applies limits from an edited mockapi.config.%s without a restart', async (ext) => {
     const project = await watchedProject({ ext, limits: { maxPageSize: 20 } });
     const { server } = project;
     const client = sandboxClient(server.api);

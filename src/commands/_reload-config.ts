@@ -25,6 +25,11 @@ export async function reloadMockapiConfig(flags: ConfigFlags, cwd: string, file:
     fileConfig = module.default ?? {};
     if (typeof fileConfig === 'function') fileConfig = await (fileConfig as () => unknown)();
   } catch (error) {
+    // A config importing `mockapi` from a folder without the package fails natively; jiti (through
+    // c12) then transpiles it with the alias, and a transpiled module is not cached.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'mockapi'/.test((error as Error).message)) {
+      return loadMockapiConfig(flags, cwd);
+    }
     throw new ConfigError(`cannot load config: ${(error as Error).message.split('\n')[0]}`);
   }
   const resolved = resolveConfig(fileConfig as MockapiConfig, flags, dirname(file));
