@@ -25,12 +25,14 @@ interface OrderKey {
  * The search hits a sandbox sees, in the shape of the merged view plus `rank` (bm25, lower is
  * better): its own created and changed records that match (from its rowid range of the index),
  * and matching baseline records it has not overlaid (changed or deleted). Each FTS scan is
- * limited to one rowid range, so other sandboxes' rows are never read.
+ * limited to one rowid range, so other sandboxes' rows are never read; the sandbox's scan is
+ * skipped (a constant condition, checked before it) when the sandbox changed nothing here.
  */
 const searchVisible = `
   SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank
     FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
-             AND rowid BETWEEN ${rowidRange.lo(':sid', ':cid')} AND ${rowidRange.hi(':sid', ':cid')} AND :sid > 0) h
+             AND rowid BETWEEN ${rowidRange.lo(':sid', ':cid')} AND ${rowidRange.hi(':sid', ':cid')}
+             AND EXISTS (SELECT 1 FROM overlay INDEXED BY overlay_by_state WHERE sid = :sid AND cid = :cid AND state IN (1, 2))) h
     JOIN overlay o INDEXED BY overlay_by_state ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = (h.r & ${maxPackedNumber})
   UNION ALL
   SELECT 1, b.id, b.id, b.doc, h.rank
