@@ -25,13 +25,14 @@ export interface Runtime {
 /** Opens the database, loads the baseline when the fixtures changed, and builds the engine. */
 export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   const db = openDatabase(config.db);
+  let engine: Engine;
   try {
-    loadBaseline(db, config.fixtures, coreCollections);
+    engine = createEngine({ db, collections: coreCollections, limits: config.limits });
+    loadBaseline(db, config.fixtures, coreCollections, engine.search);
   } catch (error) {
     db.close();
     throw error;
   }
-  const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
   const stopCheckpoints = startCheckpoints(db.sqlite);
   const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, config.limits);
   return {
@@ -41,9 +42,9 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     db,
     engine,
     reloadBaseline: () => {
-      const changed = loadBaseline(db, config.fixtures, coreCollections);
+      const changed = loadBaseline(db, config.fixtures, coreCollections, engine.search);
       // Every sandbox reads the baseline, so every cached answer may be stale.
-      if (changed) engine.sandboxChanged('*');
+      if (changed) engine.everythingChanged();
       return changed;
     },
     close: () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sandboxClient, useServer } from './helpers/server.js';
+import { expectProblem } from './helpers/problems.js';
 
 // Filters and sorting (issue 4, first part): generic over every collection's definition.
 const server = useServer();
@@ -84,5 +85,24 @@ describe('list sorting', () => {
     expect(rows).toEqual([...rows].sort((a, b) => a[0] - b[0] || b[1] - a[1]));
     const cities = (await fresh().get('/users?_sort=address.city&limit=25')).body.data.map((u: { address: { city: string } }) => u.address.city);
     expect(cities).toEqual([...cities].sort());
+  });
+});
+
+describe('query size bounds', () => {
+  it('refuses more than 200 filter values in all with a 400 naming the parameter, never a 500', async () => {
+    const client = fresh();
+    const many = ['id_ne', 'id_gt', 'id_lt', 'id_gte', 'id_lte'].map((name) => Array.from({ length: 50 }, () => `${name}=1`).join('&')).join('&');
+    const answer = await client.get(`/posts?${many}`);
+    expectProblem(answer, 400, 'INVALID_QUERY');
+    expect(answer.body.detail).toMatch(/"id_(gte|lte)" brings the filters past 200 values/);
+    expect((await client.get(`/posts?${Array.from({ length: 50 }, (_, i) => `id=${i + 1}`).join('&')}&limit=200`)).body.data).toHaveLength(50);
+  });
+
+  it('refuses a page whose row offset would not be an exact integer', async () => {
+    const client = fresh();
+    expectProblem(await client.get(`/posts?limit=200&page=${Math.floor(Number.MAX_SAFE_INTEGER / 200) + 1}`), 400, 'INVALID_QUERY');
+    const last = await client.get(`/posts?limit=200&page=${Math.floor(Number.MAX_SAFE_INTEGER / 200)}`);
+    expect(last.status).toBe(200);
+    expect(last.body.data).toEqual([]);
   });
 });

@@ -26,6 +26,17 @@ describe('loading fixtures', () => {
       expect(before).not.toBe('Renamed In Fixture');
       await second.stop();
 
+      // A foreign key written as text names the same record, and is served as the API stores it.
+      const posts = JSON.parse(readFileSync(join(dir, 'fixtures/posts.json'), 'utf8'));
+      posts[0].user_id = String(posts[0].user_id);
+      writeFileSync(join(dir, 'fixtures/posts.json'), JSON.stringify(posts));
+      const third = await startServer({ cwd: dir, db });
+      const client = sandboxClient(third.api);
+      expect((await client.get(`/posts/${posts[0].id}`)).body.user_id).toBe(Number(posts[0].user_id));
+      expect((await client.get(`/posts?user_id=${posts[0].user_id}&limit=200`)).body.data.map((p: { id: number }) => p.id)).toContain(posts[0].id);
+      expect((await client.get(`/users/${posts[0].user_id}/posts?limit=200`)).body.data.map((p: { id: number }) => p.id)).toContain(posts[0].id);
+      await third.stop();
+
       users[1].email = 'not an address';
       writeFileSync(join(dir, 'fixtures/users.json'), JSON.stringify(users));
       const broken = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });

@@ -63,8 +63,8 @@ export async function openCommandDatabase(
   const db = openDatabase(missing && memoryIfMissing ? ':memory:' : config.db);
   try {
     const hasBaseline = db.sqlite.prepare(`SELECT 1 FROM meta WHERE key = 'baseline_hash'`).get() !== undefined;
-    if (!hasBaseline) loadBaseline(db, config.fixtures, coreCollections);
     const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
+    if (!hasBaseline) loadBaseline(db, config.fixtures, coreCollections, engine.search);
     return { config, db, engine, close: () => db.close() };
   } catch (error) {
     db.close();

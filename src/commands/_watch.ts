@@ -150,7 +150,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     if (JSON.stringify(next.collections) !== JSON.stringify(config.collections)) fixed.push('collections');
     for (const key of liveSettings) replaceContents(config[key], next[key]);
     // The answers cached under the old limits (page sizes, simulation) are stale too.
-    runtime.engine.sandboxChanged('*');
+    runtime.engine.everythingChanged();
     const moved = next.fixtures !== config.fixtures;
     if (moved) {
       config.fixtures = next.fixtures;

@@ -44,8 +44,6 @@ export interface MergedViewStatements {
   page: Statement<{ sid: number; cid: number; limit: number; offset: number }>;
   /** The same page after a cursor's key (`k > after`), each arm walking its own index, plus `remaining` from there on. */
   pageAfter: Statement<{ sid: number; cid: number; limit: number; after: number }>;
-  /** Records in the sandbox's view of the collection. */
-  count: Statement<{ sid: number; cid: number }>;
   /** `{state, seq, doc}` of one record as the sandbox sees it; state 0 (seq 0) = untouched baseline. */
   get: Statement<{ sid: number; cid: number; id: number | string }>;
   /** Another visible record whose field equals the value, case-insensitively (unique fields). */
@@ -74,7 +72,6 @@ export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
               (SELECT count(*) FROM (${visibleAfter})) AS remaining FROM (${visibleAfter}
          ORDER BY 2 LIMIT (:limit + 0))`,
     ),
-    count: sqlite.prepare(countSql).pluck(),
     get: sqlite.prepare(
       `SELECT coalesce(o.state, 0) AS state, coalesce(o.seq, 0) AS seq, coalesce(o.doc, b.doc) AS doc
          FROM (SELECT :id AS id) k

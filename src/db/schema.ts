@@ -95,4 +95,3 @@ export const snapshotRows = sqliteTable(
   (t) => [primaryKey({ columns: [t.sid, t.name, t.cid, t.id] })],
 );
 
-export type SandboxRow = typeof sandboxes.$inferSelect;

@@ -85,11 +85,10 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       }
       return body;
     },
-    /** Forgets a sandbox's answers (`*`: every sandbox's, for a baseline or config reload). */
-    drop(sandbox: string): void {
-      if (sandbox === '*') clear();
-      else forget(sandbox);
-    },
+    /** Forgets a sandbox's answers. */
+    drop: forget,
+    /** Forgets every answer (a baseline or config reload). */
+    clear,
   };
 }
 

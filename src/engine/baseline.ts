@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { createRecordValidator } from './validate.js';
-import { createSearchIndex, maxPackedNumber } from '../db/search-index.js';
+import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
+import { parseRecordId } from './record-id.js';
 
 /** A fixture file that cannot be the baseline; the message names the file and the record. */
 export class FixtureError extends Error {
@@ -21,8 +22,9 @@ interface FixtureFiles {
  * Loads `<fixtures>/<collection>.json` into the `base` table when the file set changed since the
  * last load (by content hash), in one transaction, so a restart on an existing database skips it.
  * A collection without a file has an empty baseline. Returns whether the table was rewritten.
+ * The engine's search index is rewritten for the baseline in the same transaction.
  */
-export function loadBaseline(db: OpenDatabase, folder: string, definitions: CollectionDefinition[]): boolean {
+export function loadBaseline(db: OpenDatabase, folder: string, definitions: CollectionDefinition[], search: SearchIndex): boolean {
   // Hash the raw files first: an unchanged baseline (every restart) skips parsing and validation.
   const fixtures = readFixtureFiles(folder, definitions);
   const stored = db.sqlite.prepare(`SELECT value FROM meta WHERE key = 'baseline_hash'`).pluck().get();
@@ -35,7 +37,7 @@ export function loadBaseline(db: OpenDatabase, folder: string, definitions: Coll
     for (const [definition, list] of records) {
       for (const record of list) insert.run(definition.cid, record.id as number, JSON.stringify(record));
     }
-    createSearchIndex(db.sqlite, definitions).reindexBaseline();
+    search.reindexBaseline();
     db.sqlite
       .prepare(`INSERT INTO meta (key, value) VALUES ('baseline_hash', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
       .run(fixtures.hash);
@@ -91,10 +93,12 @@ export function checkFixtures(fixtures: FixtureFiles): Map<CollectionDefinition,
     for (const key of definition.foreignKeys) {
       const targets = idsByCollection.get(key.references);
       for (const record of list) {
-        const value = Number(record[key.field]);
-        if (!targets?.has(value)) {
+        // Stored as the API would store it: `"11"` and `11` name the same record, kept as 11.
+        const value = parseRecordId(record[key.field]);
+        if (typeof value !== 'number' || !targets?.has(value)) {
           throw new FixtureError(`${definition.name}.json id ${record.id}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
         }
+        record[key.field] = value;
       }
     }
   }

@@ -36,12 +36,8 @@ export function createEngine(options: EngineOptions) {
     },
   });
   const listeners: ChangeListener[] = [];
-  const sandboxListeners: ((sandbox: string) => void)[] = [];
   const answers = createAnswerCache(db, sandboxes, options.limits);
-  const sandboxChanged = (sandbox: string) => {
-    answers.drop(sandbox);
-    for (const listener of sandboxListeners) listener(sandbox);
-  };
+  const sandboxChanged = (sandbox: string) => answers.drop(sandbox);
   const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
   const stores = new Map<string, CollectionStore>();
   const context = {
@@ -81,11 +77,8 @@ export function createEngine(options: EngineOptions) {
      * expiry and eviction call this after committing), so caches of its answers are dropped.
      */
     sandboxChanged,
-    /** Subscribes to `sandboxChanged`. */
-    onSandboxChanged(listener: (sandbox: string) => void): () => void {
-      sandboxListeners.push(listener);
-      return () => sandboxListeners.splice(sandboxListeners.indexOf(listener), 1);
-    },
+    /** Says that what every sandbox sees changed (a baseline or config reload). */
+    everythingChanged: () => answers.clear(),
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
     reset(sandbox: string): Record<string, number> {
       const counts = db.sqlite.transaction(() => {

@@ -41,6 +41,8 @@ const reserved = new Set(['page', '_page', 'limit', '_limit', '_per_page', 'curs
 const operators: Operator[] = ['ne', 'gte', 'gt', 'lte', 'lt', 'like'];
 /** Bounds the SQL a single request can make. */
 const maxValuesPerField = 50;
+/** All filters together: SQLite refuses an expression tree past about 1,000 terms. */
+const maxFilterValues = 200;
 const maxSortKeys = 8;
 /** Every word of `q` must match, so a longer query is a mistake, not a search. */
 const maxSearchWords = 64;
@@ -48,9 +50,11 @@ const maxSearchWords = 64;
 /** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
 export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {
   const fields = definition ? scalarFields(definition) : new Map<string, FieldKind>();
+  const limit = readInteger(params, aliases.limit, 10, 1, maxPageSize);
   return {
-    page: readInteger(params, aliases.page, 1, 1, Number.MAX_SAFE_INTEGER),
-    limit: readInteger(params, aliases.limit, 10, 1, maxPageSize),
+    // Bounded so the row offset, (page - 1) × limit, stays an exact integer for SQLite.
+    page: readInteger(params, aliases.page, 1, 1, Math.floor(Number.MAX_SAFE_INTEGER / limit)),
+    limit,
     filters: definition ? readFilters(params, fields) : [],
     sort: definition ? readSort(params, fields) : [],
     match: readSearch(params),
@@ -100,6 +104,7 @@ function readInteger(params: URLSearchParams, names: readonly string[], fallback
 
 function readFilters(params: URLSearchParams, fields: Map<string, FieldKind>): Filter[] {
   const filters: Filter[] = [];
+  let total = 0;
   for (const name of new Set(params.keys())) {
     if (reserved.has(name)) continue;
     const op = operators.find((o) => name.endsWith(`_${o}`) && fields.has(name.slice(0, -o.length - 1)));
@@ -108,6 +113,8 @@ function readFilters(params: URLSearchParams, fields: Map<string, FieldKind>): F
     if (!kind) throw invalidQuery(name, `names no field of this collection`);
     const raw = params.getAll(name);
     if (raw.length > maxValuesPerField) throw invalidQuery(name, `is repeated more than ${maxValuesPerField} times`);
+    total += raw.length;
+    if (total > maxFilterValues) throw invalidQuery(name, `brings the filters past ${maxFilterValues} values in all`);
     const operator: Operator = op ?? 'eq';
     if (operator === 'like' && kind !== 'string') throw invalidQuery(name, 'applies to text fields only');
     if (kind === 'boolean' && operator !== 'eq' && operator !== 'ne') throw invalidQuery(name, 'compares booleans with = and _ne only');

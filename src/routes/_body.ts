@@ -1,10 +1,8 @@
 import type { H3Event } from 'h3';
-import { invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+import { ApiError, invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 
 /** Deeper bodies are refused before any recursive code (merge patch, validation) sees them. */
 const maxDepth = 32;
-/** How much of an oversized body is read and dropped so the 413 can be answered cleanly. */
-const drainBytes = 16 * 1024 * 1024;
 
 /**
  * Reads a JSON object body: 415 for a non-JSON content type, 413 past `limit` bytes (counted while
@@ -35,30 +33,31 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<Rec
   return body as Record<string, unknown>;
 }
 
+/**
+ * Reads the body up to `limit` bytes. Past it, the reader is released and 413 thrown: the app's
+ * drain (`_drain.ts`) reads the rest before the answer goes out, so the client gets the 413.
+ */
 async function readText(event: H3Event, limit: number): Promise<string> {
   const stream = event.req.body;
   if (!stream) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
-  let tooLarge = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      // Drain (bounded) rather than cancel: cancelling destroys the socket under the response
-      // about to be written, which crashed the graceful-shutdown hook. Past the bound, cut it.
-      if (size > limit + drainBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw payloadTooLarge(limit);
-      }
-      tooLarge = true;
-      continue;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw payloadTooLarge(limit);
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The client closed the connection before sending the whole body: nobody reads this answer.
+    throw invalidBody('the request body ended before its declared length');
+  } finally {
+    reader.releaseLock();
   }
-  if (tooLarge) throw payloadTooLarge(limit);
   return Buffer.concat(chunks).toString('utf8');
 }
 

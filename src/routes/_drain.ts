@@ -9,9 +9,14 @@ const maxDrainBytes = 32 * 1024 * 1024;
  * early, but fetch (undici) resets the connection when an answer arrives while it is still
  * sending, so the client would see ECONNRESET instead of our problem+json.
  */
-export async function drainUnreadBody(event: H3Event, next: () => unknown): Promise<unknown> {
+export function drainUnreadBody(event: H3Event, next: () => unknown): unknown {
   const method = event.req.method;
+  // Synchronous for reads: the hot path gets no extra promise.
   if (method === 'GET' || method === 'HEAD') return next();
+  return answerThenDrain(event, next);
+}
+
+async function answerThenDrain(event: H3Event, next: () => unknown): Promise<unknown> {
   try {
     return await next();
   } finally {
@@ -21,8 +26,9 @@ export async function drainUnreadBody(event: H3Event, next: () => unknown): Prom
 
 async function drain(event: H3Event): Promise<void> {
   const request = event.req;
-  if (request.bodyUsed || !request.body) return;
   if (!request.headers.get('content-length') && !request.headers.get('transfer-encoding')) return;
+  // Unread, or read part-way (a 413 releases its reader): read on to the end. A locked body is still being read.
+  if (!request.body || request.body.locked) return;
   const reader = request.body.getReader();
   let size = 0;
   try {
@@ -30,10 +36,8 @@ async function drain(event: H3Event): Promise<void> {
       const { done, value } = await reader.read();
       if (done) return;
       size += value.byteLength;
-      if (size > maxDrainBytes) {
-        await reader.cancel();
-        return;
-      }
+      // Past the bound, stop reading (cancelling would destroy the socket under the answer).
+      if (size > maxDrainBytes) return reader.releaseLock();
     }
   } catch {
     // The client went away: nothing left to drain.

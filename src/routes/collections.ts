@@ -106,9 +106,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   });
   /** A sub-resource's answer: the parent must be visible in the sandbox, else 404. */
   const relatedBody = (event: H3Event, store: CollectionStore, relation: Relation, target: CollectionStore, sandbox: string, id: string) => {
-    const parentJson = store.getJson(sandbox, id);
-    if (parentJson === undefined) throw missing(store, id);
-    const parent = JSON.parse(parentJson) as Record<string, unknown>;
+    const parent = store.get(sandbox, id);
+    if (!parent) throw missing(store, id);
     if (relation.kind === 'one') {
       const relations = parseRelationsQuery(event.url.searchParams, target.definition);
       const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
