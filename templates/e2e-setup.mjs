@@ -39,6 +39,7 @@ try {
       if (match) done(match[1]);
     });
     server.once('exit', (status) => fail(new Error(`mockapi exited with ${status}:\n${out}`)));
+    setTimeout(() => fail(new Error(`mockapi printed no URL in 30 s:\n${out}`)), 30_000).unref();
   });
   for (let attempt = 0; !(await fetch(`${url}/health`).catch(() => undefined))?.ok; attempt++) {
     if (attempt === 100) throw new Error(`${url}/health does not answer`);

@@ -5,6 +5,15 @@ import { invalidIdentity } from '../errors.js';
 export const identityCookie = 'svc_identity';
 const validId = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** A sandbox id a client may choose: 1-128 characters of A-Z a-z 0-9 _ - (contract section 3). */
+export const isSandboxId = (value: string): boolean => validId.test(value);
+
+/** The sandbox the request's cookie names, when it names a valid one; never mints, never throws. */
+export function cookieSandbox(event: H3Event): string | undefined {
+  const cookie = readCookie(event.req.headers.get('cookie'), identityCookie);
+  return cookie !== undefined && validId.test(cookie) ? cookie : undefined;
+}
+
 declare module 'h3' {
   interface H3EventContext {
     /** The requester's sandbox id, once resolved. */

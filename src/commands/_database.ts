@@ -4,6 +4,7 @@ import { createConsola, LogLevels } from 'consola';
 import { coreCollections } from '../collections/registry.js';
 import { loadMockapiConfig, type ResolvedConfig } from '../config.js';
 import { openDatabase, type OpenDatabase } from '../db/open.js';
+import { isSandboxId } from '../auth/identity.js';
 import { loadBaseline } from '../engine/baseline.js';
 import { createEngine, type Engine } from '../engine/engine.js';
 
@@ -100,6 +101,6 @@ function parseDb(value: string): string {
 }
 
 function parseSandboxId(value: string): string {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) throw new InvalidArgumentError('Expected a sandbox id: 1-128 characters of A-Z a-z 0-9 _ -.');
+  if (!isSandboxId(value)) throw new InvalidArgumentError('Expected a sandbox id: 1-128 characters of A-Z a-z 0-9 _ -.');
   return value;
 }

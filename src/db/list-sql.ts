@@ -52,8 +52,6 @@ export interface CompiledList {
    */
   page: Statement;
   bind: Record<string, KeyValue>;
-  /** How many values a cursor for this shape carries. */
-  keyCount: number;
 }
 
 /**
@@ -87,11 +85,7 @@ export function createListCompiler(sqlite: Sqlite) {
     const columns = shape.match !== undefined ? 'k, id, doc, rank' : 'k, id, doc';
     const filtered = `SELECT ${columns} FROM (${source})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
 
-    const keys: OrderKey[] = shape.sort.length
-      ? [...shape.sort.map(({ field, descending }) => ({ expr: expr(field), descending, nullable: field !== 'id' })), { expr: 'id', descending: false, nullable: false }]
-      : shape.match !== undefined
-        ? [{ expr: 'rank', descending: false, nullable: false }, { expr: 'k', descending: false, nullable: false }]
-        : [{ expr: 'k', descending: false, nullable: false }];
+    const keys: OrderKey[] = orderOf(shape).map((key) => ({ ...key, expr: key.field ? expr(key.field) : key.expr }));
     const order = keys.map((key) => `${key.expr} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
 
     let after = '';
@@ -121,7 +115,6 @@ export function createListCompiler(sqlite: Sqlite) {
                    (SELECT count(*) FROM matching) AS total${anchor ? `, (SELECT count(*) FROM matching${after}) AS remaining` : ''}
               FROM (${page})`,
       bind,
-      keyCount: keys.length,
     };
   }
 
@@ -131,18 +124,30 @@ export function createListCompiler(sqlite: Sqlite) {
       const rank = rankNow.get({ ...where, match: shape.match, k: anchor[1] }) as number | undefined;
       if (rank !== undefined) anchor = [rank, anchor[1]];
     }
-    const { sql, bind, keyCount } = compile(shape, anchor);
+    const { sql, bind } = compile(shape, anchor);
     let page = cache.get(sql);
     if (!page) {
       if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
       page = sqlite.prepare(sql);
       cache.set(sql, page);
     }
-    return { page, bind, keyCount };
+    return { page, bind };
   };
 }
 
-/** How many order keys a shape's cursor carries (without compiling it). */
+/**
+ * The order a list is walked in: the sort fields then id, or (searching) rank then k, or k (the
+ * default order). A field key's expression is built by the compiler, which binds its path.
+ */
+function orderOf(shape: ListShape): (OrderKey & { field?: string })[] {
+  const key = (expr: string) => ({ expr, descending: false, nullable: false });
+  if (shape.sort.length) {
+    return [...shape.sort.map(({ field, descending }) => ({ field, expr: '', descending, nullable: field !== 'id' })), key('id')];
+  }
+  return shape.match !== undefined ? [key('rank'), key('k')] : [key('k')];
+}
+
+/** How many values a cursor of this shape carries: one per order key. */
 export function orderKeyCount(shape: ListShape): number {
-  return shape.sort.length ? shape.sort.length + 1 : shape.match !== undefined ? 2 : 1;
+  return orderOf(shape).length;
 }

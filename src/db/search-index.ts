@@ -114,10 +114,15 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
 
+/** The words of client text as the tokenizer sees them: runs of letters and digits. */
+export function searchWords(text: string): string[] {
+  return text.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
 /** Client text → an FTS5 query that treats every character as text: each word a quoted prefix term. */
 export function toMatchQuery(text: string, maxTerms = 32): string | undefined {
-  const words = text.normalize('NFKC').match(/[\p{L}\p{N}]+/gu);
-  if (!words) return undefined;
+  const words = searchWords(text);
+  if (!words.length) return undefined;
   return words
     .slice(0, maxTerms)
     .map((word) => `"${word}"*`)

@@ -39,7 +39,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     const entry = bySandbox.get(sandbox);
     if (!entry) return;
     bySandbox.delete(sandbox);
-    if (entry.answers !== baseline) for (const body of entry.answers.values()) totalChars -= body.length;
+    if (entry.answers !== baseline) for (const [request, body] of entry.answers) totalChars -= request.length + body.length;
   };
 
   function entryOf(sandbox: string, now: number): Entry {
@@ -71,17 +71,19 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       if (hit !== undefined) return hit;
 
       const body = produce();
+      // Keys count too: a query string is the client's to make long.
+      const size = request.length + body.length;
       if (answers.size >= maxAnswersPerSandbox) {
         const oldest = answers.keys().next().value!;
-        totalChars -= answers.get(oldest)!.length;
+        totalChars -= oldest.length + answers.get(oldest)!.length;
         answers.delete(oldest);
       }
-      if (totalChars + body.length > maxTotalChars) clear();
+      if (totalChars + size > maxTotalChars) clear();
       // `produce()` may have announced a change (a lazily expired sandbox): keep only a current entry's answer.
       const current = bySandbox.get(sandbox);
       if (current && current.answers === answers) {
         answers.set(request, body);
-        totalChars += body.length;
+        totalChars += size;
       }
       return body;
     },

@@ -91,10 +91,11 @@ export function createCollectionStore(definition: CollectionDefinition, context:
     return problems;
   }
 
-  function checkUnique(sid: number, fields: Json, id: RecordId | null): void {
+  /** Unique fields must be free in the sandbox's view; a value the write leaves unchanged is not looked up again. */
+  function checkUnique(sid: number, fields: Json, id: RecordId | null, before?: Json): void {
     for (const field of definition.unique) {
       const value = fields[field];
-      if (typeof value !== 'string') continue;
+      if (typeof value !== 'string' || value === before?.[field]) continue;
       if (view.duplicate.get({ sid, cid, path: `$.${field}`, value, id }) !== undefined) {
         throw conflict(`another ${definition.singular} already has this ${field}`, [{ path: `/${field}`, message: 'is already taken' }]);
       }
@@ -131,7 +132,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       if (!found) return undefined;
       const sid = sandboxes.open(sandbox);
       const fields = validated(sid, merge(found.fields), found.fields);
-      checkUnique(sid, fields, id);
+      checkUnique(sid, fields, id, found.fields);
       const state = found.state === CREATED ? CREATED : UPDATED;
       return store(sid, id, state, fields, found.seq);
     });

@@ -1,5 +1,5 @@
 import type { Operator } from '../db/list-sql.js';
-import { toMatchQuery } from '../db/search-index.js';
+import { searchWords, toMatchQuery } from '../db/search-index.js';
 import { invalidQuery } from '../errors.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
@@ -72,8 +72,7 @@ export function parseRelationsQuery(params: URLSearchParams, definition: Collect
 function readSearch(params: URLSearchParams): string | null | undefined {
   const raw = params.get('q');
   if (raw === null || raw.trim() === '') return undefined;
-  const words = raw.normalize('NFKC').match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
-  if (words > maxSearchWords) throw invalidQuery('q', `has more than ${maxSearchWords} words`);
+  if (searchWords(raw).length > maxSearchWords) throw invalidQuery('q', `has more than ${maxSearchWords} words`);
   return toMatchQuery(raw, maxSearchWords) ?? null;
 }
 

@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
 import { overlay, sandboxes } from '../db/schema.js';
-import type { SearchIndex } from '../db/search-index.js';
+import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
+import { quotaExceeded } from '../errors.js';
 
 export interface SandboxStoreOptions {
   limits?: {
@@ -53,6 +54,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .prepare();
   const purgeCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? GROUP BY cid`);
   const createdCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? AND state = 1 GROUP BY cid`);
+  const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
   const purge = orm.delete(overlay).where(eq(overlay.sid, sql.placeholder('sid'))).prepare();
   // Everything a sandbox holds on file. Later per-sandbox tables add their DELETE here.
   const dropStatements = ['snapshot_rows', 'snapshots', 'sandboxes'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
@@ -115,7 +117,10 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
     nextSeq(sid: number): number {
-      return bumpSeq.get({ sid })!.seq;
+      const { seq } = bumpSeq.get({ sid })!;
+      // The search index packs seq into 24 bits of its rowids (search-index.ts).
+      if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
+      return seq;
     },
 
     /** Live created records by collection number. */
@@ -130,6 +135,8 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       const counts = new Map<number, number>();
       for (const row of purgeCounts.all(sid) as { cid: number; n: number }[]) counts.set(row.cid, row.n);
       purge.run({ sid });
+      // Nothing holds a seq any more (the search rows go below), so the counter starts over.
+      restartSeq.run(sid);
       search.forget(sid);
       return counts;
     },

@@ -1,5 +1,5 @@
 import type { H3, H3Config, H3Event } from 'h3';
-import { identityCookie, sandboxOf } from '../auth/identity.js';
+import { cookieSandbox, sandboxOf } from '../auth/identity.js';
 import type { SnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
 import { resource } from './_resource.js';
@@ -41,13 +41,7 @@ export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'o
  * 405): only when the client named one with its cookie, so a failure never mints a new sandbox.
  */
 function identifiedBefore(event: H3Event): string | undefined {
-  if (!event.url.pathname.startsWith('/api/v1/') || !event.req.headers.get('cookie')?.includes(identityCookie)) return undefined;
-  try {
-    const sandbox = sandboxOf(event);
-    return event.context.mintedCookie ? undefined : sandbox;
-  } catch {
-    return undefined; // a malformed id belongs to no sandbox
-  }
+  return event.url.pathname.startsWith('/api/v1/') ? cookieSandbox(event) : undefined;
 }
 
 /** `GET /api/v1/sandbox` and `GET /api/v1/sandbox/activity`: the requester's own sandbox. */
