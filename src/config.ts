@@ -1,7 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, extname, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadConfig } from 'c12';
+import { createJiti, type Jiti } from 'jiti';
 import { parseDuration } from './duration.js';
 
 /** What a user may write in `mockapi.config.ts`: every key optional (contract section 2). */
@@ -132,7 +134,7 @@ export interface ConfigFlags {
  * Loads `mockapi.config.{ts,mjs,js,json}` from `cwd` (or the file named by `--config`) with c12,
  * resolves the `mockapi` import to this package so a config works under `npx`, and merges flags.
  */
-export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.cwd()): Promise<ResolvedConfig> {
+export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.cwd(), { fresh = false } = {}): Promise<ResolvedConfig> {
   let fileConfig: MockapiConfig = {};
   let configFile: string | undefined;
   if (flags.config !== undefined) {
@@ -150,7 +152,9 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
       packageJson: false,
       giget: false,
       extend: false,
-      jitiOptions: { alias: { mockapi: resolve(packageRoot, 'dist/index.js') } },
+      jitiOptions,
+      // A reload (`--watch`) must see the file as it is now, past every module cache.
+      jiti: fresh ? freshImporter(cwd) : undefined,
     });
     fileConfig = (loaded.config ?? {}) as MockapiConfig;
     configFile = loaded.configFile && existsSync(loaded.configFile) ? loaded.configFile : configFile;
@@ -160,6 +164,34 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
   const resolved = resolveConfig(fileConfig, flags, configFile ? dirname(configFile) : cwd);
   resolved.configFile = configFile;
   return resolved;
+}
+
+const jitiOptions = { alias: { mockapi: resolve(packageRoot, 'dist/index.js') } };
+const require = createRequire(import.meta.url);
+let generation = 0;
+
+/**
+ * What c12 imports config files with (it calls only `import`), minus the caches: jiti loads
+ * `.json` and CommonJS through `require` (cached by path even with `moduleCache: false`), and
+ * plain `.mjs`/`.js` through native `import()`, cached by URL for the life of the process.
+ */
+function freshImporter(cwd: string): Jiti {
+  const jiti = createJiti(join(cwd, 'mockapi.config'), { interopDefault: true, moduleCache: false, ...jitiOptions });
+  const importFresh = async (file: string, options?: { default?: true }): Promise<unknown> => {
+    delete require.cache[file];
+    if (!['.mjs', '.cjs', '.js'].includes(extname(file))) return jiti.import(file, options);
+    try {
+      const module = (await import(`${pathToFileURL(file).href}?reload=${++generation}`)) as { default?: unknown };
+      return options?.default ? (module.default ?? module) : module;
+    } catch (error) {
+      // Natively, `import 'mockapi'` fails where the package is not installed; jiti maps it (and does not cache).
+      if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'mockapi'/.test((error as Error).message)) {
+        return jiti.import(file, options);
+      }
+      throw error;
+    }
+  };
+  return { ...jiti, import: importFresh } as Jiti;
 }
 
 /** Merges defaults, a config object and flags into the complete config. Paths resolve against `baseDir`. */

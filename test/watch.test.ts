@@ -262,6 +262,15 @@ describe('serve --watch: config', () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
+  it('reloads a config the way it was first loaded, $<NODE_ENV> overrides included', async () => {
+    // vitest runs with NODE_ENV=test, and the server inherits it: c12 applies `$test`.
+    const project = await watchedProject({ ext: 'mjs', limits: { maxPageSize: 20 } });
+    const client = sandboxClient(project.server.api);
+    writeConfig(project.config, { fixtures: 'fixtures', limits: { maxPageSize: 20 }, $test: { limits: { maxPageSize: 30 } } });
+    await eventually('the $test page size', async () => (await client.get('/users?limit=25')).status === 200);
+    expectProblem(await client.get('/users?limit=31'), 400, 'INVALID_QUERY');
+  });
+
   it('follows the config to another fixtures folder', async () => {
     const project = await watchedProject();
     const { server } = project;

@@ -3,9 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { ConsolaInstance } from 'consola';
-import type { ConfigFlags, ResolvedConfig } from '../config.js';
+import { loadMockapiConfig, type ConfigFlags, type ResolvedConfig } from '../config.js';
 import type { Runtime } from '../runtime.js';
-import { reloadMockapiConfig } from './_reload-config.js';
 
 /**
  * Editors save in bursts (truncate + write, or write a temp file and rename it over the old
@@ -140,7 +139,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   async function reloadConfig(): Promise<boolean> {
     let next: ResolvedConfig;
     try {
-      next = await reloadMockapiConfig(flags, cwd, config.configFile);
+      next = await loadMockapiConfig({ ...flags, config: config.configFile ?? flags.config }, cwd, { fresh: true });
     } catch (error) {
       fail(`config not reloaded, keeping the last good one: ${(error as Error).message}`);
       return false;
