@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3';
+import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
@@ -27,14 +27,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     if (!relation) throw notFound(`${store.definition.name} have no sub-resource "${name}"`);
     return relation;
   };
-  const idOf = (event: H3Event): string => {
-    const raw = event.context.params?.id ?? '';
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return raw;
-    }
-  };
+  // h3 answers a malformed %-escape in the path with 400 before any route runs.
+  const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
   /** Reads answer from the engine's cache of finished answers (kept true by it). */
   const answer = (event: H3Event, sandbox: string, produce: () => string) =>

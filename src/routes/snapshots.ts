@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3';
+import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import { snapshotNameProblem, type SnapshotInfo, type SnapshotStore } from '../engine/snapshots.js';
 import { notFound, validationFailed, type FieldProblem } from '../errors.js';
@@ -10,14 +10,7 @@ import { resource } from './_resource.js';
 export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {
   const { config } = runtime;
   const shape = (snapshot: SnapshotInfo) => ({ ...snapshot, createdAt: new Date(snapshot.createdAt).toISOString() });
-  const nameOf = (event: H3Event) => {
-    const raw = event.context.params?.name ?? '';
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return raw;
-    }
-  };
+  const nameOf = (event: H3Event) => getRouterParam(event, 'name', { decode: true }) ?? '';
   const missing = (name: string) => notFound(`this sandbox has no snapshot named ${JSON.stringify(name)}`);
 
   app.all(
