@@ -208,6 +208,11 @@ describe('fuzzing the HTTP surface', () => {
         } catch (error) {
           await new Promise((done) => setTimeout(done, 100));
           if (!alive()) throw new Error(died());
+          // A request head over Node's 16 KiB limit is refused by Node's own parser (431) before
+          // our code runs, and the socket closed: a client still uploading sees a reset.
+          const head = input.path.length + input.query.length + JSON.stringify(input.extra).length + (input.cookie?.length ?? 0);
+          const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+          if (head > 16 * 1024 && (code === 'ECONNRESET' || code === 'EPIPE')) return;
           throw error;
         }
         const text = await res.text();
