@@ -240,10 +240,15 @@ describe('"7" and 7 name the same record', () => {
     ['posts', 'user_id'],
     ['todos', 'user_id'],
     ['comments', 'post_id'],
-  ] as const)('a numeric-string foreign key on %s.%s is accepted', async (collection, key) => {
-    const answer = await fresh().post(`/${collection}`, newRecord(collection, { [key]: '7' }));
+  ] as const)('a numeric-string foreign key on %s.%s is accepted and stored as the number', async (collection, key) => {
+    const client = fresh();
+    const answer = await client.post(`/${collection}`, newRecord(collection, { [key]: '7' }));
     expect(answer.status, answer.text).toBe(200);
-    expect(Number(answer.body[key])).toBe(7);
+    expect(answer.body[key]).toBe(7);
+    // "7" and 7 name the same record: the filter and the parent's sub-resource both find it.
+    expect((await client.get(`/${collection}?${key}=7&limit=200`)).body.data.map((r: { id: unknown }) => r.id)).toContain(answer.body.id);
+    const parent = key === 'user_id' ? 'users' : 'posts';
+    expect((await client.get(`/${parent}/7/${collection}?limit=200`)).body.data.map((r: { id: unknown }) => r.id)).toContain(answer.body.id);
   });
 });
 

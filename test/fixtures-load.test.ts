@@ -37,6 +37,24 @@ describe('loading fixtures', () => {
       expect((await client.get(`/users/${posts[0].user_id}/posts?limit=200`)).body.data.map((p: { id: number }) => p.id)).toContain(posts[0].id);
       await third.stop();
 
+      // Each broken shape of a fixture file: exit 1 with one line naming the file.
+      const original = readFileSync(join(dir, 'fixtures/todos.json'), 'utf8');
+      const todos = JSON.parse(original);
+      for (const [broken, says] of [
+        [JSON.stringify({ todos }), 'must be a JSON array'],
+        [JSON.stringify([{ ...todos[0], id: 'x' }, ...todos.slice(1)]), '"id" must be an integer'],
+        [JSON.stringify([{ ...todos[0], id: 1.5 }, ...todos.slice(1)]), '"id" must be an integer'],
+        [JSON.stringify([todos[0], { ...todos[1], id: todos[0].id }, ...todos.slice(2)]), `duplicate id ${todos[0].id}`],
+      ]) {
+        writeFileSync(join(dir, 'fixtures/todos.json'), broken);
+        const refused = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+        expect(refused.status).toBe(1);
+        expect(refused.stderr).toContain('todos.json');
+        expect(refused.stderr).toContain(says);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      writeFileSync(join(dir, 'fixtures/todos.json'), original);
+
       users[1].email = 'not an address';
       writeFileSync(join(dir, 'fixtures/users.json'), JSON.stringify(users));
       const broken = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });

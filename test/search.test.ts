@@ -30,6 +30,19 @@ describe('q: full-text search', () => {
     expect(ids(await client.get(`/users?q=${encodeURIComponent(company)}&limit=50`))).toContain(1);
   });
 
+  it.each([
+    ['users', 1, ['username', 'email', 'phone', 'website']],
+    ['comments', 1, ['email', 'body']],
+  ] as const)('searches every contract field of %s (record %i: %j)', async (collection, id, fields) => {
+    const client = fresh();
+    const record = (await client.get(`/${collection}/${id}`)).body;
+    for (const field of fields) {
+      const word = String(record[field]).split(/[^\p{L}\p{N}]+/u).filter(Boolean).sort((a, b) => b.length - a.length)[0];
+      const found = await client.get(`/${collection}?q=${encodeURIComponent(word)}&limit=200`);
+      expect(ids(found), `${field}: ${word}`).toContain(id);
+    }
+  });
+
   it('ranks the best match first when there is no _sort, and follows _sort when there is', async () => {
     const client = fresh();
     const title = await client.post('/posts', { user_id: 1, title: 'quokka quokka quokka', body: 'quokka' });

@@ -175,7 +175,7 @@ describe('sandbox snapshots', () => {
   it('refuses bad names with 422 at /name, and unknown fields, changing nothing', async () => {
     const client = fresh();
     await create(client, 'todos');
-    const cases: unknown[] = ['', 'a b', 'x'.repeat(65), 'é', 'a/b', '../x', 'name?', 123, null, true, ['a'], { n: 1 }];
+    const cases: unknown[] = ['', '.', '..', 'a b', 'x'.repeat(65), 'é', 'a/b', '../x', 'name?', 123, null, true, ['a'], { n: 1 }];
     for (const name of cases) expectValidation(await client.post('/sandbox/snapshots', { name }), ['/name']);
     expectValidation(await client.post('/sandbox/snapshots', {}), ['/name']);
     expectValidation(await client.post('/sandbox/snapshots', { name: 'ok', label: 'x' }), ['/label']);

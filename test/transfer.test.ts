@@ -291,6 +291,11 @@ describe('POST /sandbox/import refuses an invalid document and writes nothing', 
       paths: ['/sandboxes/0/snapshots/0/name'],
     },
     {
+      name: 'a snapshot named "..", which no URL could address',
+      document: () => documentWith({}, { snapshots: [{ name: '..', createdAt: '2026-01-01T00:00:00Z', collections: {} }] }),
+      paths: ['/sandboxes/0/snapshots/0/name'],
+    },
+    {
       name: 'the same snapshot name twice',
       document: () =>
         documentWith({}, { snapshots: ['s', 's'].map((name) => ({ name, createdAt: '2026-01-01T00:00:00Z', collections: {} })) }),

@@ -304,7 +304,7 @@ function compileSchema(): ValidateFunction {
 /** Readable messages for the schema's patterns (ajv would print the regular expression). */
 const patternMessages: Record<string, string> = {
   '^[A-Za-z0-9_-]{1,128}$': 'must be a sandbox id: 1-128 characters of A-Z a-z 0-9 _ -',
-  '^[A-Za-z0-9_.-]{1,64}$': 'must be a snapshot name: 1-64 characters of A-Z a-z 0-9 _ . -',
+  '^(?!\\.\\.?$)[A-Za-z0-9_.-]{1,64}$': 'must be a snapshot name: 1-64 characters of A-Z a-z 0-9 _ . -, not "." or ".."',
   '^[a-z][a-z0-9_-]{0,63}$': 'is not a collection name',
   '^local-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$': 'must be a created record id: local-<uuid v4>',
 };

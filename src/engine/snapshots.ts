@@ -126,6 +126,8 @@ export function createSnapshotStore(db: OpenDatabase, deps: SnapshotDeps) {
 export function snapshotNameProblem(name: unknown): FieldProblem | undefined {
   if (name === undefined) return { path: '/name', message: 'is required' };
   if (typeof name !== 'string' || !snapshotName.test(name)) return { path: '/name', message: 'must be 1-64 characters of A-Z a-z 0-9 _ . -' };
+  // "." and ".." would be path segments URLs resolve away: such a snapshot could never be addressed.
+  if (name === '.' || name === '..') return { path: '/name', message: 'must not be "." or ".."' };
   return undefined;
 }
 
