@@ -46,6 +46,8 @@ export default defineConfig({
     maxSandboxes: 10_000,
     // Requests kept in each sandbox's activity log.
     activity: 100,
+    // Bytes of record JSON one sandbox may store, overlay and snapshots together (8 MiB); 0: no bound.
+    sandboxBytes: 8 * 1024 * 1024,
   },
   webhooks: {
     // Time a receiver has to answer one delivery attempt.

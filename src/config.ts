@@ -34,6 +34,7 @@ export interface MockapiConfig {
     sandboxTtl?: string | number;
     maxSandboxes?: number;
     activity?: number;
+    sandboxBytes?: number;
   };
   webhooks?: {
     timeoutMs?: number;
@@ -75,6 +76,8 @@ export interface ResolvedConfig {
     sandboxTtl: number;
     maxSandboxes: number;
     activity: number;
+    /** UTF-8 bytes of record JSON a sandbox may store, overlay and snapshots; 0 no bound. */
+    sandboxBytes: number;
   };
   webhooks: {
     timeoutMs: number;
@@ -115,6 +118,7 @@ export const defaults = {
     sandboxTtl: '7d',
     maxSandboxes: 10_000,
     activity: 100,
+    sandboxBytes: 8 * 1024 * 1024,
   },
   auth: { password: 'password', accessTtl: '15m', refreshTtl: '7d', clockTolerance: 0 },
   webhooks: { timeoutMs: 5000, attempts: 3, backoffMs: 1000 },
@@ -223,6 +227,7 @@ export function resolveConfig(file: MockapiConfig = {}, flags: ConfigFlags = {},
       sandboxTtl: seconds(limits.sandboxTtl, 'limits.sandboxTtl'),
       maxSandboxes: count(limits.maxSandboxes, 'limits.maxSandboxes'),
       activity: count(limits.activity, 'limits.activity'),
+      sandboxBytes: count(limits.sandboxBytes, 'limits.sandboxBytes'),
     },
     webhooks: { ...defaults.webhooks, subscriptions: [], ...file.webhooks },
     simulate: { ...file.simulate, ...(flags.latency !== undefined ? { latency: flags.latency } : {}) },

@@ -28,7 +28,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   let engine: Engine;
   try {
     engine = createEngine({ db, collections: coreCollections, limits: config.limits });
-    loadBaseline(db, config.fixtures, coreCollections, engine.search);
+    loadBaseline(db, config.fixtures, coreCollections, engine);
   } catch (error) {
     db.close();
     throw error;
@@ -42,7 +42,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     db,
     engine,
     reloadBaseline: () => {
-      const changed = loadBaseline(db, config.fixtures, coreCollections, engine.search);
+      const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.
       if (changed) engine.everythingChanged();
       return changed;

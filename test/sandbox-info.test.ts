@@ -43,7 +43,10 @@ describe('GET /sandbox', () => {
     isoNear(answer.body.lastActiveAt, started);
     expect(answer.body.requests).toBe(0);
     expect(answer.body.snapshots).toBe(0);
-    expect(answer.body.quotas).toEqual(Object.fromEntries(COLLECTIONS.map((c) => [c, { created: 0, limit: 30 }])));
+    expect(answer.body.quotas).toEqual({
+      ...Object.fromEntries(COLLECTIONS.map((c) => [c, { created: 0, limit: 30 }])),
+      bytes: { used: 0, limit: 8 * 1024 * 1024 },
+    });
 
     // Reading stores nothing, not even the sandbox's row.
     expect((await client.get('/posts?limit=3')).status).toBe(200);
@@ -76,11 +79,17 @@ describe('GET /sandbox', () => {
     expect((await client.patch('/users/2', { name: 'Changed' })).status).toBe(200); // not a created record
     expect((await client.delete(`/posts/${posts[0].id}`)).status).toBe(200);
     const answer = await client.get('/sandbox');
+    // The stored JSON is what a GET sends: the overlay holds these three records' texts and the deleted post's nothing.
+    const stored = await Promise.all([`/posts/${posts[1].id}`, `/todos`, '/users/2'].map((path) => client.get(path)));
+    const todo = stored[1].body.data.find((t: { _sandbox?: string }) => t._sandbox === 'created');
+    const todoText = (await client.get(`/todos/${todo.id}`)).text;
+    const used = Buffer.byteLength(stored[0].text) + Buffer.byteLength(todoText) + Buffer.byteLength(stored[2].text);
     expect(answer.body.quotas).toEqual({
       users: { created: 0, limit: 30 },
       posts: { created: 1, limit: 30 },
       comments: { created: 0, limit: 30 },
       todos: { created: 1, limit: 30 },
+      bytes: { used, limit: 8 * 1024 * 1024 },
     });
     const row = rowOf(client.id)!;
     expect(row).toBeDefined();

@@ -65,7 +65,7 @@ export async function openCommandDatabase(
   try {
     const hasBaseline = db.sqlite.prepare(`SELECT 1 FROM meta WHERE key = 'baseline_hash'`).get() !== undefined;
     const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
-    if (!hasBaseline) loadBaseline(db, config.fixtures, coreCollections, engine.search);
+    if (!hasBaseline) loadBaseline(db, config.fixtures, coreCollections, engine);
     return { config, db, engine, close: () => db.close() };
   } catch (error) {
     db.close();

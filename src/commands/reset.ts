@@ -20,15 +20,13 @@ export function makeResetCommand(): Command {
       let rows = 0;
       let changed = 0;
       // One transaction for all of them: a server sees every sandbox reset, or none yet.
-      db.sqlite
-        .transaction(() => {
-          for (const key of keys) {
-            const purged = Object.values(engine.reset(key)).reduce((sum, n) => sum + n, 0);
-            rows += purged;
-            if (purged) changed++;
-          }
-        })
-        .immediate();
+      engine.sandboxes.write(() => {
+        for (const key of keys) {
+          const purged = Object.values(engine.reset(key)).reduce((sum, n) => sum + n, 0);
+          rows += purged;
+          if (purged) changed++;
+        }
+      });
       // --all counts the sandboxes that had changes (some may hold only snapshots, which reset keeps).
       const count = options.all ? changed : keys.length;
       log.success(`reset ${sandboxCount(count)} (${rows} overlay ${rows === 1 ? 'row' : 'rows'} purged)`);

@@ -1,21 +1,64 @@
 import type { Sqlite } from './open.js';
 
+/** Quiet time after the last write before the WAL is checkpointed and truncated (contract section 12). */
+export const quietMsBeforeTruncate = 5_000;
+
 /**
- * Moves WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside whichever
- * commit crosses 1,000 pages, which put 4-6 ms on the p99 of resets (PERF-NOTES); a server
- * instead checkpoints passively on a timer (never waiting for readers, so never blocking). The
- * CLI commands keep the default: they are short-lived.
+ * Moves WAL checkpoints off the request path and keeps the WAL small. SQLite's automatic
+ * checkpoint runs inside whichever commit crosses 1,000 pages, which put 4-6 ms on the p99 of
+ * resets (PERF-NOTES); a server instead checkpoints passively on a timer (never waiting for
+ * readers, so never blocking). A burst of writes still grows the WAL file, and a passive
+ * checkpoint never shrinks it: once no commit (of this process or another) has been seen for
+ * `quietMs`, one TRUNCATE checkpoint empties it, without waiting on another process's reader
+ * (busy_timeout 0 for that call: busy now means the next tick tries again). The CLI commands keep
+ * SQLite's defaults: they are short-lived.
  */
-export function startCheckpoints(sqlite: Sqlite, everyMs = 1_000): () => void {
+export function startCheckpoints(sqlite: Sqlite, everyMs = 1_000, quietMs = quietMsBeforeTruncate): () => void {
   if (sqlite.memory) return () => {};
   sqlite.pragma('wal_autocheckpoint = 0');
+  // Commits of this connection, and of every other one (data_version moves on those).
+  const ownChanges = sqlite.prepare('SELECT total_changes()').pluck();
+  const otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
+  const writes = () => `${ownChanges.get() as number}:${otherCommits.get() as number}`;
+  let seen = writes();
+  let lastWriteAt = Date.now();
+  let truncated = false;
+
+  const tick = () => {
+    const now = Date.now();
+    const current = writes();
+    if (current !== seen) {
+      seen = current;
+      lastWriteAt = now;
+      truncated = false;
+    }
+    if (!truncated && now - lastWriteAt >= quietMs) {
+      truncated = truncate(sqlite);
+      return;
+    }
+    sqlite.pragma('wal_checkpoint(PASSIVE)');
+  };
   const timer = setInterval(() => {
     try {
-      sqlite.pragma('wal_checkpoint(PASSIVE)');
+      tick();
     } catch {
       // busy or closing: the next tick tries again
     }
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** One TRUNCATE checkpoint that never waits; true when the WAL was emptied. */
+function truncate(sqlite: Sqlite): boolean {
+  const timeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma('busy_timeout = 0');
+  try {
+    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return result.busy === 0;
+  } catch {
+    return false;
+  } finally {
+    sqlite.pragma(`busy_timeout = ${timeout}`);
+  }
 }

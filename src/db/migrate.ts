@@ -18,7 +18,9 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   key TEXT NOT NULL UNIQUE,
   seq INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL,
-  last_active_at INTEGER NOT NULL
+  last_active_at INTEGER NOT NULL,
+  holds INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS sandboxes_by_activity ON sandboxes (last_active_at);
 CREATE TABLE IF NOT EXISTS base (
@@ -61,9 +63,31 @@ export class SchemaMismatchError extends Error {
   override name = 'SchemaMismatchError';
 }
 
+/**
+ * What a sandbox holds, worked out from its rows: whether it has overlay rows or snapshots (only
+ * those count toward `limits.maxSandboxes`), and the UTF-8 bytes of the record JSON it stores,
+ * overlay and snapshots together, a tombstone counting as its id (`limits.sandboxBytes`).
+ */
+export const rowBytesSql = (table: string) =>
+  `(SELECT coalesce(sum(coalesce(length(CAST(doc AS BLOB)), length(CAST(id AS TEXT)))), 0) FROM ${table} WHERE sid = sandboxes.sid)`;
+export const holdsSql = `(EXISTS (SELECT 1 FROM overlay WHERE sid = sandboxes.sid) OR EXISTS (SELECT 1 FROM snapshots WHERE sid = sandboxes.sid))`;
+
+/** Files made before sandboxes knew what they hold gain the two columns, worked out from their rows. */
+function addHoldingColumns(db: Database): void {
+  const columns = (db.prepare(`PRAGMA table_info(sandboxes)`).all() as { name: string }[]).map((c) => c.name);
+  if (!columns.includes('holds')) db.exec(`ALTER TABLE sandboxes ADD COLUMN holds INTEGER NOT NULL DEFAULT 0`);
+  if (!columns.includes('bytes')) db.exec(`ALTER TABLE sandboxes ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`);
+  if (!columns.includes('holds') || !columns.includes('bytes')) {
+    db.exec(`UPDATE sandboxes SET holds = ${holdsSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')}`);
+  }
+  // Eviction reads the least recently active sandboxes that hold data.
+  db.exec(`CREATE INDEX IF NOT EXISTS sandboxes_holding ON sandboxes (holds, last_active_at)`);
+}
+
 /** Creates the tables on a new file; checks the version on an existing one. */
 export function migrate(db: Database): void {
   db.exec(ddl);
+  db.transaction(() => addHoldingColumns(db)).immediate();
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
   if (!row) {
     db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(schemaVersion));

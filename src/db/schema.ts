@@ -16,8 +16,8 @@ export const meta = sqliteTable('meta', {
 });
 
 /**
- * One row per sandbox that holds data. A visitor who only reads has no row. `sid` is the compact
- * integer used in every overlay key; `key` is the client-visible sandbox id; `seq` is the
+ * One row per sandbox that has written (it may hold nothing again after a reset). A visitor who
+ * only reads has no row. `sid` is the compact integer used in every overlay key; `key` is the client-visible sandbox id; `seq` is the
  * sandbox's monotonic counter for ordering created records.
  */
 export const sandboxes = sqliteTable(
@@ -28,9 +28,13 @@ export const sandboxes = sqliteTable(
     seq: integer('seq').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     lastActiveAt: integer('last_active_at').notNull(),
+    /** 1 while it has overlay rows or snapshots: only those count toward `limits.maxSandboxes`. */
+    holds: integer('holds').notNull().default(0),
+    /** UTF-8 bytes of the record JSON it stores, overlay and snapshots (`limits.sandboxBytes`). */
+    bytes: integer('bytes').notNull().default(0),
   },
-  // The TTL sweep and the eviction of the least recently active read by this.
-  (t) => [index('sandboxes_by_activity').on(t.lastActiveAt)],
+  // The TTL sweep reads by activity; eviction by activity among those holding data.
+  (t) => [index('sandboxes_by_activity').on(t.lastActiveAt), index('sandboxes_holding').on(t.holds, t.lastActiveAt)],
 );
 
 /**

@@ -5,6 +5,7 @@ import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { createRecordValidator } from './validate.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
+import type { SandboxStore } from './sandbox-store.js';
 import { parseRecordId } from './record-id.js';
 
 /** A fixture file that cannot be the baseline; the message names the file and the record. */
@@ -22,9 +23,15 @@ interface FixtureFiles {
  * Loads `<fixtures>/<collection>.json` into the `base` table when the file set changed since the
  * last load (by content hash), in one transaction, so a restart on an existing database skips it.
  * A collection without a file has an empty baseline. Returns whether the table was rewritten.
- * The engine's search index is rewritten for the baseline in the same transaction.
+ * The engine's search index is rewritten for the baseline in the same transaction, and so are the
+ * sandboxes' changed copies and tombstones of records that left it: they go with the record.
  */
-export function loadBaseline(db: OpenDatabase, folder: string, definitions: CollectionDefinition[], search: SearchIndex): boolean {
+export function loadBaseline(
+  db: OpenDatabase,
+  folder: string,
+  definitions: CollectionDefinition[],
+  engine: { search: SearchIndex; sandboxes: SandboxStore },
+): boolean {
   // Hash the raw files first: an unchanged baseline (every restart) skips parsing and validation.
   const fixtures = readFixtureFiles(folder, definitions);
   const stored = db.sqlite.prepare(`SELECT value FROM meta WHERE key = 'baseline_hash'`).pluck().get();
@@ -37,7 +44,8 @@ export function loadBaseline(db: OpenDatabase, folder: string, definitions: Coll
     for (const [definition, list] of records) {
       for (const record of list) insert.run(definition.cid, record.id as number, JSON.stringify(record));
     }
-    search.reindexBaseline();
+    engine.search.reindexBaseline();
+    engine.sandboxes.forgetRemovedBaseline();
     db.sqlite
       .prepare(`INSERT INTO meta (key, value) VALUES ('baseline_hash', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
       .run(fixtures.hash);

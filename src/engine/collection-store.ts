@@ -10,7 +10,7 @@ import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '..
 import type { CollectionDefinition } from './definition.js';
 import { applyMergePatch } from './merge-patch.js';
 import { newRecordId, parseRecordId, type RecordId } from './record-id.js';
-import type { SandboxStore } from './sandbox-store.js';
+import { rowBytes, type SandboxStore } from './sandbox-store.js';
 import { searchText, type SearchIndex } from '../db/search-index.js';
 import { createRecordValidator } from './validate.js';
 
@@ -47,7 +47,8 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const { db, view, sandboxes, search, limits, emit } = context;
   const { cid } = definition;
   const validate = createRecordValidator(definition);
-  const immediate = <T>(fn: () => T): T => db.sqlite.transaction(fn).immediate();
+  // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
+  const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
 
   const insert = db.orm
     .insert(overlay)
@@ -68,12 +69,12 @@ export function createCollectionStore(definition: CollectionDefinition, context:
     .prepare();
   const drop = db.orm.delete(overlay).where(rowKey).prepare();
 
-  /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline). */
-  function current(sid: number, id: RecordId): { state: number; seq: number; fields: Json } | undefined {
+  /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline) and the bytes its overlay row stores. */
+  function current(sid: number, id: RecordId): { state: number; seq: number; bytes: number; fields: Json } | undefined {
     const row = view.get.get({ sid, cid, id }) as { state: number; seq: number; doc: string | null } | undefined;
     if (!row || row.state === DELETED || row.doc === null) return undefined;
     const { id: _id, _sandbox, ...fields } = JSON.parse(row.doc) as Json;
-    return { state: row.state, seq: row.seq, fields };
+    return { state: row.state, seq: row.seq, bytes: row.state ? rowBytes(id, row.doc) : 0, fields };
   }
 
   /** Foreign keys must name a record visible in the sandbox; checked only where the value changes. */
@@ -114,10 +115,14 @@ export function createCollectionStore(definition: CollectionDefinition, context:
     return fields;
   }
 
-  /** Writes the record's overlay row (reusing its seq when it has one) and its search entry. */
-  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number): Json {
+  /**
+   * Writes the record's overlay row (reusing its seq when it has one) and its search entry, and
+   * counts its bytes against the sandbox's bound (`oldBytes`: what the row it replaces stored).
+   */
+  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): Json {
     const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
     const doc = JSON.stringify(record);
+    sandboxes.addBytes(sid, rowBytes(id, doc) - oldBytes);
     let seq = existingSeq;
     if (seq) rewrite.run({ sid, id, state, doc });
     else insert.run({ sid, id, state, seq: (seq = sandboxes.nextSeq(sid)), doc });
@@ -134,7 +139,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       const fields = validated(sid, merge(found.fields), found.fields);
       checkUnique(sid, fields, id, found.fields);
       const state = found.state === CREATED ? CREATED : UPDATED;
-      return store(sid, id, state, fields, found.seq);
+      return store(sid, id, state, fields, found.seq, found.bytes);
     });
     if (record) emit({ action: 'updated', collection: definition, sandbox, record });
     return record;
@@ -178,7 +183,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         if ((view.createdCount.get({ sid, cid }) as number) >= limits.createdPerCollection) {
           throw quotaExceeded(`a sandbox may hold at most ${limits.createdPerCollection} created ${definition.name}; delete one or reset the sandbox`);
         }
-        return store(sid, newRecordId(), CREATED, checked, 0);
+        return store(sid, newRecordId(), CREATED, checked, 0, 0);
       });
       emit({ action: 'created', collection: definition, sandbox, record });
       return record;
@@ -214,9 +219,17 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         if (!found) return undefined;
         const sid = sandboxes.open(sandbox);
         if (found.state !== 0) search.remove(sid, cid, found.seq);
-        if (found.state === CREATED) drop.run({ sid, id });
-        else if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
-        else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });
+        if (found.state === CREATED) {
+          drop.run({ sid, id });
+          sandboxes.addBytes(sid, -found.bytes);
+          // Its last row may have gone: then it no longer counts toward maxSandboxes.
+          sandboxes.refreshHolds(sid);
+        } else {
+          // A tombstone stores its id.
+          sandboxes.addBytes(sid, rowBytes(id, null) - found.bytes);
+          if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
+          else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });
+        }
         return { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
       });
       if (record) emit({ action: 'deleted', collection: definition, sandbox, record });

@@ -11,7 +11,7 @@ import { createSearchIndex } from '../db/search-index.js';
 export interface EngineOptions {
   db: OpenDatabase;
   collections: CollectionDefinition[];
-  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; activity?: number };
+  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number };
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -81,10 +81,10 @@ export function createEngine(options: EngineOptions) {
     everythingChanged: () => answers.clear(),
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
     reset(sandbox: string): Record<string, number> {
-      const counts = db.sqlite.transaction(() => {
+      const counts = sandboxes.write(() => {
         const sid = sandboxes.sidOf(sandbox);
         return sid ? sandboxes.purge(sid) : new Map<number, number>();
-      }).immediate();
+      });
       sandboxChanged(sandbox);
       return Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
     },

@@ -1,13 +1,14 @@
 import type { OpenDatabase } from '../db/open.js';
-import type { FieldProblem } from '../errors.js';
+import { quotaExceeded, type FieldProblem } from '../errors.js';
 import { checkExportDocument, type PlannedSandbox } from './check-export-document.js';
 import type { Engine } from './engine.js';
+import { rowBytes } from './sandbox-store.js';
 
 export interface TransferContext {
   db: OpenDatabase;
   engine: Engine;
-  /** `sandboxTtl` in seconds (0 or absent: never expires). */
-  limits: { createdPerCollection: number; sandboxTtl?: number };
+  /** `sandboxTtl` in seconds (0 or absent: never expires); `maxSandboxes` and `sandboxBytes` 0 or absent: no bound. */
+  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number };
 }
 
 export interface ImportOptions {
@@ -37,6 +38,9 @@ export function importDocument(context: TransferContext, document: unknown, opti
   const { db, engine } = context;
   const checked = checkExportDocument(db, { collections: engine.collections, limits: context.limits }, document, { into: options.into });
   if (!checked.ok) return checked;
+  const bounds = checkBounds(checked.plan, context.limits);
+  if (bounds) return { ok: false, problems: [bounds] };
+  checkBytes(checked.plan, context.limits.sandboxBytes ?? 0);
   const summary = checked.plan.map((sandbox) => ({
     id: sandbox.key,
     records: Object.fromEntries(engine.collections.map((c) => [c.name, sandbox.counts[c.name] ?? 0])),
@@ -45,21 +49,44 @@ export function importDocument(context: TransferContext, document: unknown, opti
   if (options.dryRun) return { ok: true, sandboxes: summary };
 
   const write = createWriter(context);
-  db.sqlite
-    .transaction(() => {
-      checked.plan.forEach((sandbox, index) => {
-        write(sandbox);
-        options.onProgress?.(index + 1, checked.plan.length);
-      });
-    })
-    .immediate();
+  engine.sandboxes.write(() => {
+    const sids = checked.plan.map((sandbox, index) => {
+      const sid = write(sandbox);
+      options.onProgress?.(index + 1, checked.plan.length);
+      return sid;
+    });
+    // Like a first write: beyond limits.maxSandboxes the least recently active others go, never the document's own.
+    engine.sandboxes.evictBeyondLimit(sids.filter((sid) => sid > 0));
+  });
   for (const sandbox of checked.plan) engine.sandboxChanged(sandbox.key);
   return { ok: true, sandboxes: summary };
 }
 
+const holdsData = (sandbox: PlannedSandbox) => sandbox.rows.length > 0 || sandbox.snapshots.length > 0;
+
+/** A document with more sandboxes holding data than `limits.maxSandboxes` could never be there at once. */
+function checkBounds(plan: PlannedSandbox[], limits: TransferContext['limits']): FieldProblem | undefined {
+  const max = limits.maxSandboxes ?? 0;
+  const holding = plan.filter(holdsData).length;
+  if (max <= 0 || holding <= max) return undefined;
+  return { path: '/sandboxes', message: `holds ${holding} sandboxes with data, more than limits.maxSandboxes (${max}) allows at once` };
+}
+
+/** 403 QUOTA_EXCEEDED when a sandbox of the document stores more than `limits.sandboxBytes`. */
+function checkBytes(plan: PlannedSandbox[], max: number): void {
+  if (max <= 0) return;
+  for (const sandbox of plan) {
+    let bytes = 0;
+    for (const row of [...sandbox.rows, ...sandbox.snapshots.flatMap((snapshot) => snapshot.rows)]) bytes += rowBytes(row.id, row.doc);
+    if (bytes > max) {
+      throw quotaExceeded(`sandbox ${sandbox.key} stores ${bytes} bytes of records, more than limits.sandboxBytes (${max}); nothing was imported`);
+    }
+  }
+}
+
 function createWriter({ db, engine, limits }: TransferContext) {
   const { sqlite } = db;
-  const find = sqlite.prepare(`SELECT sid, created_at AS createdAt FROM sandboxes WHERE key = ?`);
+  const find = sqlite.prepare<[string], { sid: number; createdAt: number }>(`SELECT sid, created_at AS createdAt FROM sandboxes WHERE key = ?`);
   const insertSandbox = sqlite.prepare(`INSERT INTO sandboxes (key, seq, created_at, last_active_at) VALUES (?, 0, ?, ?) RETURNING sid`).pluck();
   const setTimes = sqlite.prepare(`UPDATE sandboxes SET created_at = ?, last_active_at = ? WHERE sid = ?`);
   const setSeq = sqlite.prepare(`UPDATE sandboxes SET seq = ? WHERE sid = ?`);
@@ -86,15 +113,17 @@ function createWriter({ db, engine, limits }: TransferContext) {
     return existing.sid;
   };
 
-  return (sandbox: PlannedSandbox): void => {
-    const empty = sandbox.rows.length === 0 && sandbox.snapshots.length === 0;
+  /** Writes one sandbox of the document; returns its sid (0 when it holds nothing and never wrote). */
+  return (sandbox: PlannedSandbox): number => {
     let sid: number;
     if (sandbox.createdAt === undefined && sandbox.lastActiveAt === undefined) {
-      // No times (an import over HTTP, a hand-written document): like any write. A sandbox that
-      // holds nothing and never wrote keeps having no row; a new row may evict the least recently
-      // active sandbox (limits.maxSandboxes).
-      if (empty && !engine.sandboxes.sidOf(sandbox.key)) return;
-      sid = engine.sandboxes.open(sandbox.key);
+      // No times (an import over HTTP, a hand-written document): active now, like any write. A
+      // sandbox that holds nothing and never wrote keeps having no row.
+      sid = engine.sandboxes.sidOf(sandbox.key);
+      if (!sid && !holdsData(sandbox)) return 0;
+      const now = Date.now();
+      if (sid) setTimes.run(find.get(sandbox.key)!.createdAt, now, sid);
+      else sid = insertSandbox.get(sandbox.key, now, now) as number;
     } else {
       sid = rowWithTimes(sandbox, Date.now());
     }
@@ -109,5 +138,8 @@ function createWriter({ db, engine, limits }: TransferContext) {
     }
     setSeq.run(seq, sid);
     engine.search.reindexSandbox(sid);
+    // What it holds now: whether it counts toward maxSandboxes, and its bytes (checked above).
+    engine.sandboxes.recount(sid);
+    return sid;
   };
 }

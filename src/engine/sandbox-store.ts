@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
+import { holdsSql, rowBytesSql } from '../db/migrate.js';
 import { overlay, sandboxes } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
 import { quotaExceeded } from '../errors.js';
@@ -10,6 +11,8 @@ export interface SandboxStoreOptions {
     sandboxTtl?: number;
     /** Sandboxes that may hold data at once (0: no bound). */
     maxSandboxes?: number;
+    /** UTF-8 bytes of record JSON one sandbox may store, overlay and snapshots (0: no bound). */
+    sandboxBytes?: number;
   };
   /** When this process last saw a sandbox; reads are not written to the file at once. */
   lastSeen?: (key: string) => number | undefined;
@@ -22,29 +25,41 @@ export interface SandboxTimes {
   sid: number;
   createdAt: number;
   lastActiveAt: number;
+  bytes: number;
 }
 
 /** Candidates read beyond the ones to evict, so a sandbox active in memory but not yet on file is spared. */
 const evictionSlack = 32;
 
+/** The stored size of one overlay or snapshot row: its JSON's UTF-8 bytes, or its id's for a tombstone. */
+export function rowBytes(id: number | string, doc: string | null): number {
+  return Buffer.byteLength(doc ?? String(id));
+}
+
 /**
  * Sandbox id → the compact integer of its rows, and the sandbox lifecycle on file: expiry
- * (`limits.sandboxTtl`), the bound on sandboxes holding data (`limits.maxSandboxes`), and last
- * activity. Nothing is cached: another process may reset or import.
+ * (`limits.sandboxTtl`), the bound on sandboxes holding data (`limits.maxSandboxes`), the bytes
+ * each stores (`limits.sandboxBytes`) and last activity. Nothing is cached: another process may
+ * reset or import.
+ *
+ * Writes that may open, evict or expire sandboxes run in `write(fn)`: the notices of sandboxes
+ * dropped inside it go out only once it commits, so a write that fails drops nothing, not even
+ * another sandbox's telemetry.
  */
 export function createSandboxStore(db: OpenDatabase, search: SearchIndex, options: SandboxStoreOptions = {}) {
   const { orm, sqlite } = db;
   const limits = options.limits ?? {};
   const lastSeen = options.lastSeen ?? (() => undefined);
   // Raw and `.raw()`: this runs on every request (the answer cache asks for the sid), so it stays lean.
-  const findRow = sqlite.prepare(`SELECT sid, last_active_at FROM sandboxes WHERE key = ?`).raw();
-  const readRow = sqlite.prepare(`SELECT sid, created_at AS createdAt, last_active_at AS lastActiveAt FROM sandboxes WHERE key = ?`);
+  const findRow = sqlite.prepare(`SELECT sid, last_active_at, holds FROM sandboxes WHERE key = ?`).raw();
+  const readRow = sqlite.prepare(`SELECT sid, created_at AS createdAt, last_active_at AS lastActiveAt, bytes FROM sandboxes WHERE key = ?`);
   const insert = orm
     .insert(sandboxes)
-    .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now') })
+    .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now'), holds: 1 })
     .returning({ sid: sandboxes.sid })
     .prepare();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
+  const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
   const bumpSeq = orm
     .update(sandboxes)
@@ -52,16 +67,27 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .where(eq(sandboxes.sid, sql.placeholder('sid')))
     .returning({ seq: sandboxes.seq })
     .prepare();
+  const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
+  const recount = sqlite
+    .prepare(`UPDATE sandboxes SET holds = ${holdsSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')} WHERE sid = ? RETURNING bytes`)
+    .pluck();
+  const refreshHolds = sqlite.prepare(`UPDATE sandboxes SET holds = ${holdsSql} WHERE sid = ?`);
   const purgeCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? GROUP BY cid`);
   const createdCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? AND state = 1 GROUP BY cid`);
   const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
   const purge = orm.delete(overlay).where(eq(overlay.sid, sql.placeholder('sid'))).prepare();
   // Everything a sandbox holds on file. Later per-sandbox tables add their DELETE here.
   const dropStatements = ['snapshot_rows', 'snapshots', 'sandboxes'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
-  const countRows = sqlite.prepare(`SELECT count(*) FROM sandboxes`).pluck();
+  const countHolding = sqlite.prepare(`SELECT count(*) FROM sandboxes WHERE holds = 1`).pluck();
   const leastActive = sqlite.prepare(
-    `SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE sid != ? ORDER BY last_active_at, sid LIMIT (? + 0)`,
+    `SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes INDEXED BY sandboxes_holding
+      WHERE holds = 1 AND sid NOT IN (SELECT value FROM json_each(?)) ORDER BY last_active_at, sid LIMIT (? + 0)`,
   );
+  // Changed copies and tombstones (states 2 and 3) of baseline records that are gone from it.
+  const orphaned = (table: string) =>
+    `DELETE FROM ${table} WHERE state IN (2, 3) AND NOT EXISTS (SELECT 1 FROM base b WHERE b.cid = ${table}.cid AND b.id = ${table}.id)`;
+  const deleteOrphans = sqlite.prepare(`${orphaned('overlay')} RETURNING sid, cid, state, seq`);
+  const deleteSnapshotOrphans = sqlite.prepare(`${orphaned('snapshot_rows')} RETURNING sid`).pluck();
   const idleSince = sqlite.prepare(`SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE last_active_at < ?`);
   const activeAt = sqlite.prepare(`SELECT last_active_at FROM sandboxes WHERE sid = ?`).pluck();
 
@@ -69,49 +95,91 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   /** Last activity: the file's, or this process's memory of a later read. */
   const activeSince = (key: string, onFile: number) => Math.max(onFile, lastSeen(key) ?? 0);
 
-  /** Tells about dropped sandboxes once their transaction committed (now, or after the caller's one). */
-  const announce = (keys: string[]) => {
-    if (!keys.length || !options.dropped) return;
-    const tell = () => keys.forEach((key) => options.dropped!(key));
-    if (sqlite.inTransaction) queueMicrotask(tell);
-    else tell();
+  /** Keys dropped inside the running `write`, told once it commits (undefined outside one). */
+  let pending: string[] | undefined;
+  const tell = (keys: string[]) => {
+    if (options.dropped) for (const key of keys) options.dropped(key);
   };
+  const announce = (keys: string[]) => {
+    if (!keys.length) return;
+    if (pending) pending.push(...keys);
+    else tell(keys);
+  };
+
+  /** The row of a sandbox that has written, after the expiry check (which may drop it). */
+  function live(key: string): { sid: number; holds: boolean } | undefined {
+    const row = findRow.get(key) as [number, number, number] | undefined;
+    if (!row) return undefined;
+    const ttl = ttlMs();
+    if (ttl > 0 && activeSince(key, row[1]) < Date.now() - ttl) {
+      store.write(() => {
+        store.drop(row[0]);
+        announce([key]);
+      });
+      return undefined;
+    }
+    return { sid: row[0], holds: row[2] === 1 };
+  }
 
   const store = {
     /**
-     * The sid of a sandbox that holds data, or 0 (matches no row) for one that never wrote. A
+     * Runs `fn` in an immediate transaction (or a savepoint inside one already running) and tells
+     * of the sandboxes it dropped only after the outermost one commits; a rollback tells nothing.
+     */
+    write<T>(fn: () => T): T {
+      const outer = pending;
+      if (outer) {
+        const mark = outer.length;
+        try {
+          return sqlite.transaction(fn)();
+        } catch (error) {
+          outer.length = mark;
+          throw error;
+        }
+      }
+      pending = [];
+      try {
+        const result = sqlite.transaction(fn).immediate();
+        const keys = pending;
+        pending = undefined;
+        tell(keys);
+        return result;
+      } finally {
+        pending = undefined;
+      }
+    },
+
+    /**
+     * The sid of a sandbox that has written, or 0 (matches no row) for one that never did. A
      * sandbox idle past `limits.sandboxTtl` is dropped here first, so its next request finds it fresh.
      */
     sidOf(key: string): number {
-      const row = findRow.get(key) as [number, number] | undefined;
-      if (!row) return 0;
-      const ttl = ttlMs();
-      if (ttl > 0 && activeSince(key, row[1]) < Date.now() - ttl) {
-        sqlite.transaction(() => store.drop(row[0])).immediate();
-        announce([key]);
-        return 0;
-      }
-      return row[0];
+      return live(key)?.sid ?? 0;
     },
 
-    /** The sandbox's row (after the expiry check), or undefined for one that holds no data. */
+    /** The sandbox's row (after the expiry check), or undefined for one that never wrote. */
     row(key: string): SandboxTimes | undefined {
       return store.sidOf(key) ? (readRow.get(key) as SandboxTimes) : undefined;
     },
 
     /**
-     * Makes sure the sandbox has a row (on its first write) and marks it active. Call inside the
-     * write transaction. A new row beyond `limits.maxSandboxes` evicts the least recently active.
+     * Makes sure the sandbox has a row and counts as holding data, and marks it active. Call inside
+     * the write's `write()`. A sandbox that starts holding data beyond `limits.maxSandboxes` evicts
+     * the least recently active of the others that hold data.
      */
     open(key: string): number {
       const now = Date.now();
-      const existing = store.sidOf(key);
+      const existing = live(key);
       if (existing) {
-        markActive.run(now, existing);
-        return existing;
+        markActive.run(now, existing.sid);
+        if (!existing.holds) {
+          markHolding.run(existing.sid);
+          evictBeyondLimit([existing.sid]);
+        }
+        return existing.sid;
       }
       const sid = insert.get({ key, now })!.sid;
-      evictBeyondLimit(sid);
+      evictBeyondLimit([sid]);
       return sid;
     },
 
@@ -121,6 +189,32 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       // The search index packs seq into 24 bits of its rowids (search-index.ts).
       if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
       return seq;
+    },
+
+    /**
+     * Adds a write's change in stored bytes; 403 QUOTA_EXCEEDED (rolling the write back) when it
+     * grows the sandbox past `limits.sandboxBytes`. A write that does not grow it always passes.
+     */
+    addBytes(sid: number, delta: number): void {
+      if (delta === 0) return;
+      const total = addBytes.get(delta, sid) as number;
+      checkBytes(total, total - delta);
+    },
+
+    /**
+     * Works out again what the sandbox holds after a bulk change (purge, restore, snapshot, import,
+     * a baseline reload); 403 when its bytes grew past `limits.sandboxBytes` (`before`: the total
+     * before the change, when the caller knows it).
+     */
+    recount(sid: number, before = Infinity): number {
+      const total = (recount.get(sid) as number | undefined) ?? 0;
+      checkBytes(total, before);
+      return total;
+    },
+
+    /** Works out again whether the sandbox holds data (after a write removed an overlay row). */
+    refreshHolds(sid: number): void {
+      refreshHolds.run(sid);
     },
 
     /** Live created records by collection number. */
@@ -138,13 +232,37 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       // Nothing holds a seq any more (the search rows go below), so the counter starts over.
       restartSeq.run(sid);
       search.forget(sid);
+      // Without snapshots it holds nothing now: it no longer counts toward maxSandboxes.
+      store.recount(sid);
       return counts;
     },
 
     /** Deletes everything of the sandbox: overlay, search entries, snapshots and its row. Call inside a write transaction. */
     drop(sid: number): void {
-      store.purge(sid);
+      purge.run({ sid });
+      search.forget(sid);
       for (const statement of dropStatements) statement.run(sid);
+    },
+
+    /**
+     * Evicts the least recently active sandboxes holding data, other than `spared`, while more
+     * than `limits.maxSandboxes` hold data. Call inside `write()`.
+     */
+    evictBeyondLimit,
+
+    /**
+     * After a baseline reload (inside its transaction): a changed copy or tombstone of a record
+     * that left the baseline goes with it, in overlays and snapshots alike, so every view (get,
+     * list, count, search, export) agrees that the record is gone.
+     */
+    forgetRemovedBaseline(): void {
+      const touched = new Set<number>();
+      for (const row of deleteOrphans.all() as { sid: number; cid: number; state: number; seq: number }[]) {
+        if (row.state !== 3) search.remove(row.sid, row.cid, row.seq);
+        touched.add(row.sid);
+      }
+      for (const sid of deleteSnapshotOrphans.all() as number[]) touched.add(sid);
+      for (const sid of touched) store.recount(sid);
     },
 
     /** Writes last-seen times (kept in memory by reads) to the rows, in one transaction. */
@@ -164,28 +282,37 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
         (row) => activeSince(row.key, row.lastActiveAt) < cutoff,
       );
       if (!idle.length) return [];
-      const dropped = sqlite.transaction(() =>
-        idle.filter((row) => {
-          // Another process may have written to it since the read above.
-          const onFile = activeAt.get(row.sid) as number | undefined;
-          if (onFile === undefined || onFile >= cutoff) return false;
-          store.drop(row.sid);
-          return true;
-        }),
-      ).immediate();
-      const keys = dropped.map((row) => row.key);
-      announce(keys);
-      return keys;
+      return store.write(() => {
+        const keys = idle
+          .filter((row) => {
+            // Another process may have written to it since the read above.
+            const onFile = activeAt.get(row.sid) as number | undefined;
+            if (onFile === undefined || onFile >= cutoff) return false;
+            store.drop(row.sid);
+            return true;
+          })
+          .map((row) => row.key);
+        announce(keys);
+        return keys;
+      });
     },
   };
 
-  /** Purges the least recently active sandboxes while more than `limits.maxSandboxes` hold data. */
-  function evictBeyondLimit(newSid: number): void {
+  function checkBytes(total: number, before: number): void {
+    const max = limits.sandboxBytes ?? 0;
+    if (max > 0 && total > max && total > before) {
+      throw quotaExceeded(
+        `a sandbox may store at most ${max} bytes of records (limits.sandboxBytes); this would make ${total}: delete records or snapshots, or reset it`,
+      );
+    }
+  }
+
+  function evictBeyondLimit(spared: number[]): void {
     const max = limits.maxSandboxes ?? 0;
     if (max <= 0) return;
-    const excess = (countRows.get() as number) - max;
+    const excess = (countHolding.get() as number) - max;
     if (excess <= 0) return;
-    const candidates = (leastActive.all(newSid, excess + evictionSlack) as { sid: number; key: string; lastActiveAt: number }[])
+    const candidates = (leastActive.all(JSON.stringify(spared), excess + evictionSlack) as { sid: number; key: string; lastActiveAt: number }[])
       .map((row) => ({ ...row, active: activeSince(row.key, row.lastActiveAt) }))
       .sort((a, b) => a.active - b.active || a.sid - b.sid)
       .slice(0, excess);

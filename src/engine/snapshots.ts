@@ -78,46 +78,54 @@ export function createSnapshotStore(db: OpenDatabase, deps: SnapshotDeps) {
     /** Copies the sandbox's overlay under `name` (replacing a snapshot of that name). 422 for a bad name. */
     take(sandbox: string, name: unknown): SnapshotInfo {
       checkName(name);
-      return sqlite.transaction(() => {
+      return sandboxes.write(() => {
         // A sandbox that never wrote gets its row here: an empty snapshot is still one to restore.
         const sid = sandboxes.open(sandbox);
         const replacing = find.get(sid, name) !== undefined;
         if (!replacing && (count.get(sid) as number) >= maxSnapshotsPerSandbox) {
           throw quotaExceeded(`a sandbox may keep at most ${maxSnapshotsPerSandbox} snapshots; delete one or reuse a name`);
         }
+        const before = sandboxes.recount(sid);
         removeRows.run(sid, name);
         remove.run(sid, name);
         const createdAt = Date.now();
         insert.run(name, createdAt, sid);
         const records = copyOverlay.run(name, sid).changes;
+        // A copy of the overlay counts toward limits.sandboxBytes (403, rolled back, when it passes it).
+        sandboxes.recount(sid, before);
         return { name, createdAt, records };
-      }).immediate();
+      });
     },
 
     /** Makes the sandbox's overlay exactly the snapshot's; undefined when it has none of that name. */
     restore(sandbox: string, name: string): SnapshotInfo | undefined {
-      const restored = sqlite.transaction(() => {
+      const restored = sandboxes.write(() => {
         const sid = sandboxes.sidOf(sandbox);
         const seq = sid ? (find.get(sid, name) as number | undefined) : undefined;
         if (seq === undefined) return undefined;
+        const before = sandboxes.recount(sid);
         clearOverlay.run(sid);
         copyBack.run(sid, name);
         restoreSeq.run(seq, sid);
+        sandboxes.recount(sid, before);
         search.reindexSandbox(sid);
         return info(sid, name);
-      }).immediate();
+      });
       if (restored) deps.sandboxChanged(sandbox);
       return restored;
     },
 
     /** Deletes a snapshot; false when the sandbox has none of that name. */
     delete(sandbox: string, name: string): boolean {
-      return sqlite.transaction(() => {
+      return sandboxes.write(() => {
         const sid = sandboxes.sidOf(sandbox);
         if (!sid) return false;
         removeRows.run(sid, name);
-        return remove.run(sid, name).changes > 0;
-      }).immediate();
+        const removed = remove.run(sid, name).changes > 0;
+        // Its last snapshot may have gone: then it may no longer hold data.
+        if (removed) sandboxes.recount(sid);
+        return removed;
+      });
     },
   };
 }

@@ -61,9 +61,11 @@ export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: Snaps
         const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
         const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
         const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
-        const quotas = Object.fromEntries(
+        const quotas: Record<string, object> = Object.fromEntries(
           engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
         );
+        // limit 0: no bound (contract section 12).
+        quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
         return {
           id: sandbox,
           createdAt: iso(createdAt),
