@@ -33,8 +33,8 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     db.close();
     throw error;
   }
-  const stopCheckpoints = startCheckpoints(db.sqlite);
-  const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, config.limits);
+  const checkpoints = startCheckpoints(db.sqlite);
+  const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, config.limits, checkpoints.bookkeeping);
   return {
     config,
     version,
@@ -49,7 +49,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     },
     close: () => {
       stopLifecycle();
-      stopCheckpoints();
+      checkpoints.stop();
       db.close();
     },
   };

@@ -10,16 +10,18 @@ export const quietMsBeforeTruncate = 5_000;
  * readers, so never blocking). A burst of writes still grows the WAL file, and a passive
  * checkpoint never shrinks it: once no commit (of this process or another) has been seen for
  * `quietMs`, one TRUNCATE checkpoint empties it, without waiting on another process's reader
- * (busy_timeout 0 for that call: busy now means the next tick tries again). The CLI commands keep
+ * (busy_timeout 0 for that call: busy now means the next tick tries again). Writes of the server's
+ * own bookkeeping (`bookkeeping(write)`) do not count as writes there. The CLI commands keep
  * SQLite's defaults: they are short-lived.
  */
-export function startCheckpoints(sqlite: Sqlite, everyMs = 1_000, quietMs = quietMsBeforeTruncate): () => void {
-  if (sqlite.memory) return () => {};
+export function startCheckpoints(sqlite: Sqlite, everyMs = 1_000, quietMs = quietMsBeforeTruncate): Checkpoints {
+  if (sqlite.memory) return { stop: () => {}, bookkeeping: (write) => write() };
   sqlite.pragma('wal_autocheckpoint = 0');
-  // Commits of this connection, and of every other one (data_version moves on those).
+  // Commits of this connection (less its own bookkeeping), and of every other one (data_version moves on those).
   const ownChanges = sqlite.prepare('SELECT total_changes()').pluck();
   const otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
-  const writes = () => `${ownChanges.get() as number}:${otherCommits.get() as number}`;
+  let bookkept = 0;
+  const writes = () => `${(ownChanges.get() as number) - bookkept}:${otherCommits.get() as number}`;
   let seen = writes();
   let lastWriteAt = Date.now();
   let truncated = false;
@@ -46,7 +48,27 @@ export function startCheckpoints(sqlite: Sqlite, everyMs = 1_000, quietMs = quie
     }
   }, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return {
+    stop: () => clearInterval(timer),
+    bookkeeping: (write) => {
+      const before = ownChanges.get() as number;
+      try {
+        write();
+      } finally {
+        bookkept += (ownChanges.get() as number) - before;
+      }
+    },
+  };
+}
+
+export interface Checkpoints {
+  stop(): void;
+  /**
+   * Runs a write of the server's own bookkeeping (last-seen times) that does not count as a write
+   * for the quiet time: otherwise the times a burst of requests leaves behind, saved a few seconds
+   * later, would put off the truncation after every burst.
+   */
+  bookkeeping(write: () => void): void;
 }
 
 /** One TRUNCATE checkpoint that never waits; true when the WAL was emptied. */

@@ -16,7 +16,13 @@ const clamp = (value: number, min: number, max: number) => Math.min(Math.max(val
  * waits a full period, so a start never does that work before the first answer. The timer is
  * unref'd; the returned stop writes the pending times once more (call it before closing the file).
  */
-export function startSandboxLifecycle(sandboxes: SandboxStore, activity: ActivityLog, limits: LifecycleLimits): () => void {
+export function startSandboxLifecycle(
+  sandboxes: SandboxStore,
+  activity: ActivityLog,
+  limits: LifecycleLimits,
+  // The WAL's quiet clock does not count these writes (db/checkpoints.ts).
+  bookkeeping: (write: () => void) => void = (write) => write(),
+): () => void {
   const ttlMs = () => limits.sandboxTtl * 1000;
   const tickMs = ttlMs() > 0 ? clamp(ttlMs() / 4, 250, 5_000) : 5_000;
   const sweepMs = clamp(ttlMs(), 1_000, 60_000);
@@ -25,7 +31,7 @@ export function startSandboxLifecycle(sandboxes: SandboxStore, activity: Activit
   const saveSeen = () => {
     const seen = activity.takeSeen();
     try {
-      sandboxes.saveSeen(seen);
+      bookkeeping(() => sandboxes.saveSeen(seen));
     } catch {
       activity.returnSeen(seen); // busy (another process writes): the next tick tries again
     }
