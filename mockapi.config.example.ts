@@ -1,6 +1,6 @@
 // Every key of mockapi's config (contract section 2), set to its default. Every key is optional,
 // and the flags of `mockapi serve` win over this file. Copy it to `mockapi.config.ts` to start.
-import { defineConfig } from 'mockapi';
+import { defineConfig } from 'mockapi-sandbox';
 
 export default defineConfig({
   // TCP port to listen on; 0 picks any free port (flag: --port).

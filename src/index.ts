@@ -1,7 +1,6 @@
-// The package's public API (its only barrel): what config files, tests and embedders import.
+// The package's public API (its only barrel): what config files and tests import. Its types must
+// not reach better-sqlite3's (a consumer has no @types/better-sqlite3: TS7016 under
+// skipLibCheck false), so the runtime and the h3 app stay internal.
 export { defineConfig } from './config.js';
 export type { MockapiConfig, ResolvedConfig } from './config.js';
-export { createApp } from './app.js';
-export { createRuntime } from './runtime.js';
-export type { Runtime } from './runtime.js';
 export { createMockServer, type MockServer, type MockServerOptions, type MockSandbox, type SandboxExport, type SandboxResetAnswer } from './mock-server.js';

@@ -1,6 +1,6 @@
 // mockapi's config, written by `mockapi init`. Every key is optional, and the flags of
 // `mockapi serve` win over this file. The package's mockapi.config.example.ts shows every key.
-import { defineConfig } from 'mockapi';
+import { defineConfig } from 'mockapi-sandbox';
 
 export default defineConfig({
   // The baseline every sandbox starts from: one `<collection>.json` array per collection, with

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,11 +51,13 @@ describe('mockapi init', () => {
     const dir = tempDir();
     const result = await run(['init'], dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('npx mockapi serve');
+    // `npx mockapi-sandbox`, not `npx mockapi`: outside a project that installed the package, npx
+    // would fetch the registry's unrelated `mockapi`.
+    expect(result.stdout).toContain('next: npx mockapi-sandbox serve');
     expect(result.stderr).toBe('');
 
     expect(readFileSync(join(dir, 'mockapi.config.ts'), 'utf8')).toBe(readFileSync(join(repoRoot, 'templates/mockapi.config.ts'), 'utf8'));
-    expect(readFileSync(join(dir, 'mockapi.config.ts'), 'utf8')).toContain("from 'mockapi'");
+    expect(readFileSync(join(dir, 'mockapi.config.ts'), 'utf8')).toContain("import { defineConfig } from 'mockapi-sandbox';");
     expect(readdirSync(join(dir, 'fixtures')).sort()).toEqual(packageFixtures);
     for (const name of packageFixtures) {
       expect(readFileSync(join(dir, 'fixtures', name), 'utf8')).toBe(readFileSync(join(repoRoot, 'fixtures', name), 'utf8'));
@@ -67,6 +69,10 @@ describe('mockapi init', () => {
     users[0].name = 'Edited After Init';
     writeFileSync(usersFile, JSON.stringify(users, null, 2));
 
+    // As in a project that installed the package (`npm install -D mockapi-sandbox`), where the
+    // config's import resolves natively; the CLI's own alias for it is tested with the config.
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(repoRoot, join(dir, 'node_modules', 'mockapi-sandbox'), 'dir');
     server = await startServer({ cwd: dir, db: join(dir, 'served.db') });
     const answer = await fetch(`${server.api}/users/1`);
     expect(answer.status).toBe(200);

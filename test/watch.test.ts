@@ -143,7 +143,7 @@ describe('serve --watch: fixtures', () => {
     expect((await visitor.get('/users/1')).body.name).toBe('Saved Atomically');
     expect((await fresh.get('/users/2')).body.name).not.toBe('Changed In The Sandbox');
 
-    expect(server.stdout().match(/reloaded fixtures: users \(825 records\)/g)).toHaveLength(2);
+    expect(server.stdout().match(/reloaded fixtures: users \(25 records\)\n/g)).toHaveLength(2);
     expect(server.stdout().match(/reloaded/g)).toHaveLength(2);
     expect(errorLines(server)).toEqual([]);
     expect(await server.stop('SIGTERM')).toBe(0);
@@ -213,6 +213,49 @@ describe('serve --watch: fixtures', () => {
     edited[0].title = 'Back Again';
     writeFileSync(todosFile, JSON.stringify(edited));
     await eventually('the restored todos', async () => (await client.get('/todos/1')).body?.title === 'Back Again');
+  });
+});
+
+describe('serve --watch: what a reload prints', () => {
+  const reloadLines = (server: RunningServer) => server.stdout().split('\n').filter((line) => /fixtures/.test(line) && !line.includes('watching'));
+
+  it('counts the records of each changed file, not of the whole baseline', async () => {
+    const project = await watchedProject();
+    const { server } = project;
+    const client = sandboxClient(server.api);
+    renameFirstUser(project, 'Counted');
+    const todos = JSON.parse(readFileSync(join(project.fixtures, 'todos.json'), 'utf8'));
+    todos.push({ ...todos[0], id: 201, title: 'One More' });
+    writeFileSync(join(project.fixtures, 'todos.json'), JSON.stringify(todos));
+    await eventually('the new todo', async () => (await client.get('/todos/201')).body?.title === 'One More');
+    await eventually('the reload line', () => reloadLines(server).length > 0);
+    await settle();
+    const lines = reloadLines(server);
+    // Saved within the debounce: one reload naming both; written apart: one line each.
+    if (lines.length === 1) expect(lines[0]).toMatch(/reloaded fixtures: users \(25 records\), todos \(201 records\)$/);
+    else expect(lines.map((line) => line.replace(/^.*reloaded fixtures: /, '')).sort()).toEqual(['todos (201 records)', 'users (25 records)']);
+  });
+
+  it('says so when a broken fixture loads again, even restored to what was served', async () => {
+    const project = await watchedProject();
+    const { server } = project;
+    const usersFile = join(project.fixtures, 'users.json');
+    const good = readFileSync(usersFile, 'utf8');
+
+    writeFileSync(usersFile, good.slice(0, 100));
+    await eventually('an error line', () => errorLines(server).length === 1);
+    writeFileSync(usersFile, good);
+    await eventually('the loads-again line', () => server.stdout().includes('fixtures load again; the baseline is unchanged\n'));
+
+    writeFileSync(usersFile, '[');
+    await eventually('a second error line', () => errorLines(server).length === 2);
+    const users = JSON.parse(good);
+    users[0].name = 'Fixed And Changed';
+    writeFileSync(usersFile, JSON.stringify(users));
+    await eventually('the reload line', () => /reloaded fixtures: users \(25 records\); every fixture loads again\n/.test(server.stdout()));
+    await settle();
+    expect(reloadLines(server)).toHaveLength(2);
+    expect(errorLines(server)).toHaveLength(2);
   });
 });
 

@@ -51,6 +51,8 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   const config = runtime.config;
   const names = runtime.engine.collections.map((c) => c.name);
   let lastGood = snapshotFixtures(config.fixtures, names);
+  /** Whether the last fixture reload failed (and said so on stderr). */
+  let failing = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -117,6 +119,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     // empty collection (`[]` says that), so it keeps the baseline like a broken file does.
     const gone = names.filter((name) => lastGood.has(name) && !existsSync(join(config.fixtures, `${name}.json`)));
     if (gone.length) {
+      failing = true;
       fail(`fixtures not reloaded, still serving the last good ones: ${gone.map((n) => `${n}.json`).join(', ')} missing in ${config.fixtures}`);
       return;
     }
@@ -124,15 +127,19 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     try {
       changed = runtime.reloadBaseline();
     } catch (error) {
+      failing = true;
       fail(`fixtures not reloaded, still serving the last good ones: ${(error as Error).message}`);
       return;
     }
     const next = snapshotFixtures(config.fixtures, names);
     const differ = names.filter((name) => next.get(name)?.hash !== lastGood.get(name)?.hash);
     lastGood = next;
-    if (!changed) return;
-    const records = [...next.values()].reduce((sum, file) => sum + file.records, 0);
-    log.success(`reloaded fixtures: ${differ.length ? differ.join(', ') : 'all'} (${records} records)`);
+    // After an error line, the fix gets a line too, even when it restored the last good content
+    // (then nothing changed, and silence would leave the error as the last word).
+    const fixed = failing;
+    failing = false;
+    if (changed) log.success(`reloaded fixtures: ${describeReload(next, differ)}${fixed ? '; every fixture loads again' : ''}`);
+    else if (fixed) log.success('fixtures load again; the baseline is unchanged');
   }
 
   /** Applies a changed config file; returns whether the fixtures folder moved. */
@@ -196,6 +203,16 @@ function snapshotFixtures(folder: string, names: string[]): Map<string, FixtureS
     }
   }
   return files;
+}
+
+/**
+ * `users (25 records)` per changed file; `all (825 records)` when the baseline changed although
+ * no file differs from the last good load (a folder reloaded as a whole).
+ */
+function describeReload(files: Map<string, FixtureSnapshot>, changed: string[]): string {
+  const count = (records: number) => `${records} record${records === 1 ? '' : 's'}`;
+  if (!changed.length) return `all (${count([...files.values()].reduce((sum, file) => sum + file.records, 0))})`;
+  return changed.map((name) => `${name} (${count(files.get(name)?.records ?? 0)})`).join(', ');
 }
 
 /** Makes `target` hold exactly `source`'s keys, keeping the object that routes already hold. */

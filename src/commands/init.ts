@@ -28,6 +28,6 @@ export function makeInitCommand(): Command {
       // COPYFILE_EXCL: even a file that appeared since the check above is never overwritten.
       for (const name of fixtures) copyFileSync(join(packageFixtures, name), join(cwd, 'fixtures', name), constants.COPYFILE_EXCL);
       copyFileSync(template, join(cwd, 'mockapi.config.ts'), constants.COPYFILE_EXCL);
-      log.success(`wrote mockapi.config.ts and fixtures/ (${fixtures.join(', ')}); next: npx mockapi serve`);
+      log.success(`wrote mockapi.config.ts and fixtures/ (${fixtures.join(', ')}); next: npx mockapi-sandbox serve`);
     });
 }

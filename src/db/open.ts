@@ -32,7 +32,7 @@ export function openDatabase(file: string): OpenDatabase {
     sqlite = new Database(file);
     sqlite.pragma('journal_mode = WAL');
   } catch (error) {
-    throw new Error(`cannot open database ${file}: ${(error as Error).message}`);
+    throw new Error(missingBinding(error) ?? `cannot open database ${file}: ${(error as Error).message}`);
   }
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
@@ -49,4 +49,21 @@ export function openDatabase(file: string): OpenDatabase {
       if (sqlite.open) sqlite.close();
     },
   };
+}
+
+/**
+ * better-sqlite3 loads its compiled addon on the first `new Database`. An install with
+ * `--ignore-scripts` (or strict `allowScripts`) never built it, and a Node upgrade leaves one
+ * built for another ABI: both deserve the one command that fixes them, not bindings' list of
+ * the thirteen paths it tried.
+ */
+function missingBinding(error: unknown): string | undefined {
+  const { message, code } = error as NodeJS.ErrnoException;
+  if (typeof message === 'string' && message.startsWith('Could not locate the bindings file')) {
+    return 'better-sqlite3 is not built (installed with --ignore-scripts?): run `npm rebuild better-sqlite3`';
+  }
+  if (code === 'ERR_DLOPEN_FAILED') {
+    return 'better-sqlite3 was built for another Node.js or system and does not load: run `npm rebuild better-sqlite3`';
+  }
+  return undefined;
 }
