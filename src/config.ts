@@ -167,14 +167,32 @@ function freshImporter(cwd: string): Jiti {
       const module = (await import(`${pathToFileURL(file).href}?reload=${++generation}`)) as { default?: unknown };
       return options?.default ? (module.default ?? module) : module;
     } catch (error) {
-      // Natively, `import 'mockapi-sandbox'` fails where the package is not installed; jiti maps it
-      // (and does not cache). Node's SyntaxError has no line or column in its message; jiti's has.
-      const missingSelf = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && packageSpecifier.test((error as Error).message);
-      if (missingSelf || error instanceof SyntaxError) return jiti.import(file, options);
-      throw error;
+      // Natively, `import 'mockapi-sandbox'` fails where the package is not installed; jiti maps it (and does not cache).
+      if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && packageSpecifier.test((error as Error).message)) {
+        return jiti.import(file, options);
+      }
+      throw error instanceof SyntaxError ? (syntaxErrorOf(jiti, file) ?? error) : error;
     }
   };
   return { ...jiti, import: importFresh } as Jiti;
+}
+
+/**
+ * Node's SyntaxError has no line or column in its message. jiti's parser finds them, worded as
+ * jiti words them on import; not through `jiti.import`, which may answer from Node's module
+ * cache (the file as it was first loaded).
+ */
+function syntaxErrorOf(jiti: Jiti, file: string): Error | undefined {
+  let code: string;
+  try {
+    code = jiti.transform({ source: readFileSync(file, 'utf8'), filename: file });
+  } catch {
+    return undefined;
+  }
+  const found = /__JITI_ERROR__ = (\{.*\})/.exec(code);
+  if (!found) return undefined;
+  const { line, column, message } = JSON.parse(found[1]) as { line: number; column: number; message: string };
+  return new Error(`ParseError: ${message}\n ${file}:${line}:${column}`);
 }
 
 /**

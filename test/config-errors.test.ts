@@ -122,6 +122,14 @@ describe('config files importing the package', () => {
       expect(lines, server.stderr()).toHaveLength(1);
       expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: unknown key "limits\.activty" \(did you mean "limits\.activity"\?\)$/);
       expectProblem(await client.get('/posts?limit=6'), 400, 'INVALID_QUERY');
+
+      // A syntax error on reload is placed too (Node's own SyntaxError does not say where).
+      writeFileSync(join(dir, 'mockapi.config.mjs'), 'export default {\n  limits: { maxPageSize: 50 },,\n};\n');
+      while (server.stderr().trim().split('\n').length < 2 && Date.now() < until + 10_000) await new Promise((wait) => setTimeout(wait, 50));
+      expect(server.stderr().trim().split('\n')[1]).toBe(
+        'mockapi: config not reloaded, keeping the last good one: mockapi.config.mjs:2:31: syntax error: Unexpected token',
+      );
+      expectProblem(await client.get('/posts?limit=6'), 400, 'INVALID_QUERY');
     } finally {
       await server.cleanup();
     }
