@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
+import { coreCollections } from './collections/registry.js';
 import { parseDuration } from './duration.js';
 
 /**
@@ -34,6 +35,9 @@ const strings = () => Type.Array(Type.String(), { 'x-expect': 'an array of strin
 const closed = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
 const collectionName = '^[a-z][a-z0-9_-]{0,63}$';
+const coreNames = coreCollections.map((c) => c.name);
+/** A config-declared collection may not take a core collection's name (contract section 10). */
+const extraCollectionName = `^(?!(?:${coreNames.join('|')})$)[a-z][a-z0-9_-]{0,63}$`;
 const routeKey = '^(GET|POST|PUT|PATCH|DELETE) /[^\\s?#]*$';
 
 const collectionSchema = closed({
@@ -82,9 +86,9 @@ export const configSchema = Type.Object(
     fixtures: Type.Optional(text()),
     /** Extra baseline collections served at `/api/v1/{name}` (contract section 10). */
     collections: Type.Optional(
-      Type.Record(Type.String({ pattern: collectionName }), collectionSchema, {
+      Type.Record(Type.String({ pattern: extraCollectionName }), collectionSchema, {
         additionalProperties: false,
-        'x-key': 'a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64)',
+        'x-key': `a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64) other than ${coreNames.join(', ')}`,
       }),
     ),
     auth: Type.Optional(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defineConfig } from '../../src/index.js';
 import { configProblems, describeSchema, didYouMean, editDistance, formatPath, quote } from '../../src/config-schema.js';
 import { defaults, resolveConfig } from '../../src/config.js';
 
@@ -85,6 +86,7 @@ describe('the config schema walk', () => {
     expect(configProblems({ routes: { 'GET x': () => 1 } })[0]).toMatch(/^routes: "GET x" is not a route/);
     expect(configProblems({ collections: { Invoices: { fixture: './i.json' } } })[0]).toMatch(/^collections: "Invoices" is not a collection name/);
     expect(configProblems({ collections: { invoices: {} } })).toEqual(['collections.invoices.fixture is required']);
+    expect(configProblems({ collections: { users: { fixture: './u.json' } } })[0]).toMatch(/^collections: "users" is not a collection name .* other than users, posts/);
   });
 
   it('reports a few problems, each once, and keeps a union to one sentence', () => {
@@ -102,6 +104,17 @@ describe('the config schema walk', () => {
     expect(quote('x'.repeat(100))).toHaveLength(60);
     expect(formatPath(['routes', 'GET /x'])).toBe('routes["GET /x"]');
     expect(formatPath(['webhooks', 'subscriptions', '0', 'url'])).toBe('webhooks.subscriptions[0].url');
+  });
+});
+
+describe('defineConfig', () => {
+  it('is the identity, typed by the schema (tsc checks the lines marked below)', () => {
+    const config = { port: 1, limits: { sandboxBytes: 0 }, routes: { 'GET /x': (_request: Request, ctx: { params: Record<string, string> }) => ctx.params } };
+    expect(defineConfig(config)).toBe(config);
+    // @ts-expect-error an unknown key is a type error in the editor too
+    defineConfig({ prot: 4730 });
+    // @ts-expect-error so is a mistyped value
+    defineConfig({ limits: { maxPageSize: '5' } });
   });
 });
 
