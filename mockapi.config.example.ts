@@ -11,7 +11,9 @@ export default defineConfig({
   db: '.mockapi/mockapi.db',
   // Folder of `<collection>.json` baseline arrays; default: the package's own (`mockapi init` copies it here).
   // fixtures: './fixtures',
-  // Extra baseline collections, each with its fixture file and relations.
+  // Extra baseline collections served at /api/v1/<name>, each with its fixture file (relative to this file),
+  // an optional JSON Schema of a record, the fields `q` searches and belongsTo relations:
+  // collections: { invoices: { fixture: './invoices.json', schema: { type: 'object' }, search: ['number'], relations: { user: { belongsTo: 'users', key: 'user_id' } } } },
   collections: {},
   auth: {
     // HS256 key that signs the tokens; unset: mockapi chooses one itself.
@@ -26,7 +28,8 @@ export default defineConfig({
     required: false,
     // Leeway on a token's exp, iat and nbf: seconds or a duration.
     clockTolerance: 0,
-    // Personas to add or change beside admin, editor and viewer (keyed by name).
+    // Personas to add or change beside admin, editor and viewer, keyed by username:
+    // personas: { support: { email: 'support@mockapi.local', name: 'Support', password: 'secret', role: 'viewer', scopes: ['posts:write'] } },
     personas: {},
   },
   limits: {
@@ -46,8 +49,18 @@ export default defineConfig({
     maxSandboxes: 10_000,
     // Requests kept in each sandbox's activity log.
     activity: 100,
-    // Bytes of record JSON one sandbox may store, overlay and snapshots together (8 MiB); 0: no bound.
+    // UTF-8 bytes of record JSON a sandbox may store, overlay and snapshots together (8 MiB); 0: no bound.
     sandboxBytes: 8 * 1024 * 1024,
+    // Events kept in each sandbox's event log (GET /events, the stream's replay).
+    eventsPerSandbox: 1000,
+    // Telemetry events kept per sandbox.
+    telemetryPerSandbox: 10_000,
+    // Largest uploaded file in bytes (10 MiB).
+    fileBytes: 10 * 1024 * 1024,
+    // Bytes of files a sandbox may hold (50 MiB).
+    sandboxFileBytes: 50 * 1024 * 1024,
+    // Files a sandbox may hold.
+    filesPerSandbox: 100,
   },
   webhooks: {
     // Time a receiver has to answer one delivery attempt.
@@ -58,7 +71,8 @@ export default defineConfig({
     backoffMs: 1000,
     // Hosts deliveries may go to; default: any http(s) host.
     // allowHosts: ['localhost', '127.0.0.1'],
-    // Subscriptions that receive every sandbox's events.
+    // Subscriptions that receive every sandbox's events:
+    // subscriptions: [{ url: 'http://localhost:3001/hooks', events: ['post.*'], secret: 'shh', signature: 'timestamped' }],
     subscriptions: [],
   },
   simulate: {
@@ -67,6 +81,11 @@ export default defineConfig({
     // Requests allowed per sandbox and window.
     // rateLimit: '5/10s',
   },
-  // Custom routes under /api/v1: 'METHOD /path/:param' mapped to a handler (request, ctx) => value.
+  cors: {
+    // Origins allowed to call the API from a browser: '*', one origin, or an array of them.
+    origins: '*',
+  },
+  // Custom routes under /api/v1: 'METHOD /path/:param' mapped to a handler (request, ctx) => value:
+  // routes: { 'GET /users/featured': (request, ctx) => ctx.collection('users').list({ limit: 3 }) },
   routes: {},
 });

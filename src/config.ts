@@ -1,96 +1,35 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, extname, join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadConfig } from 'c12';
 import { createJiti, type Jiti } from 'jiti';
+import { configProblems, type MockapiConfig } from './config-schema.js';
 import { parseDuration } from './duration.js';
 
-/** What a user may write in `mockapi.config.ts`: every key optional (contract section 2). */
-export interface MockapiConfig {
-  port?: number;
-  host?: string;
-  /** SQLite file; `:memory:` keeps nothing. */
-  db?: string;
-  /** Folder holding `<collection>.json` baseline files. */
-  fixtures?: string;
-  /** Extra baseline collections (a later layer; accepted and kept now). */
-  collections?: Record<string, unknown>;
-  auth?: {
-    secret?: string;
-    password?: string;
-    accessTtl?: string | number;
-    refreshTtl?: string | number;
-    required?: boolean;
-    clockTolerance?: string | number;
-    personas?: Record<string, unknown>;
-  };
-  limits?: {
-    createdPerCollection?: number;
-    maxPageSize?: number;
-    bodyBytes?: number;
-    customCollections?: number;
-    customRecords?: number;
-    sandboxTtl?: string | number;
-    maxSandboxes?: number;
-    activity?: number;
-    sandboxBytes?: number;
-  };
-  webhooks?: {
-    timeoutMs?: number;
-    attempts?: number;
-    backoffMs?: number;
-    allowHosts?: string[];
-    subscriptions?: unknown[];
-  };
-  simulate?: {
-    latency?: string | number;
-    rateLimit?: string;
-  };
-  routes?: Record<string, unknown>;
-}
+export type { MockapiConfig, RouteContext, RouteHandler } from './config-schema.js';
 
-/** The config after defaults, file and flags are merged: every key present. */
+type Given<K extends keyof MockapiConfig> = NonNullable<MockapiConfig[K]>;
+/** `T` with the duration keys `K` resolved to seconds. */
+type InSeconds<T, K extends keyof T> = Omit<T, K> & { [P in K]: number };
+
+/**
+ * The config after defaults, file and flags are merged: every key present, durations in
+ * seconds, paths absolute. Derived from the schema, so a new key shows up here too.
+ */
 export interface ResolvedConfig {
   port: number;
   host: string;
   db: string;
   fixtures: string;
-  collections: Record<string, unknown>;
-  auth: {
-    secret?: string;
-    password: string;
-    accessTtl: number;
-    refreshTtl: number;
-    required: boolean;
-    clockTolerance: number;
-    personas: Record<string, unknown>;
-  };
-  limits: {
-    createdPerCollection: number;
-    maxPageSize: number;
-    bodyBytes: number;
-    customCollections: number;
-    customRecords: number;
-    /** Seconds; 0 never expires. */
-    sandboxTtl: number;
-    maxSandboxes: number;
-    activity: number;
-    /** UTF-8 bytes of record JSON a sandbox may store, overlay and snapshots; 0 no bound. */
-    sandboxBytes: number;
-  };
-  webhooks: {
-    timeoutMs: number;
-    attempts: number;
-    backoffMs: number;
-    allowHosts?: string[];
-    subscriptions: unknown[];
-  };
-  simulate: {
-    latency?: string | number;
-    rateLimit?: string;
-  };
-  routes: Record<string, unknown>;
+  collections: Given<'collections'>;
+  auth: InSeconds<Required<Omit<Given<'auth'>, 'secret'>>, 'accessTtl' | 'refreshTtl' | 'clockTolerance'> & { secret?: string };
+  /** Counts and bytes; `sandboxTtl` in seconds (0 never expires); `sandboxBytes` 0 is no bound. */
+  limits: InSeconds<Required<Given<'limits'>>, 'sandboxTtl'>;
+  webhooks: Required<Omit<Given<'webhooks'>, 'allowHosts'>> & { allowHosts?: string[] };
+  simulate: Given<'simulate'>;
+  cors: Required<Given<'cors'>>;
+  routes: Given<'routes'>;
   /** The config file that was loaded, if any. */
   configFile?: string;
 }
@@ -119,9 +58,15 @@ export const defaults = {
     maxSandboxes: 10_000,
     activity: 100,
     sandboxBytes: 8 * 1024 * 1024,
+    eventsPerSandbox: 1000,
+    telemetryPerSandbox: 10_000,
+    fileBytes: 10 * 1024 * 1024,
+    sandboxFileBytes: 50 * 1024 * 1024,
+    filesPerSandbox: 100,
   },
   auth: { password: 'password', accessTtl: '15m', refreshTtl: '7d', clockTolerance: 0 },
   webhooks: { timeoutMs: 5000, attempts: 3, backoffMs: 1000 },
+  cors: { origins: '*' },
 } as const;
 
 /** Flags given on the command line; they win over the file. */
@@ -163,14 +108,48 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
     fileConfig = (loaded.config ?? {}) as MockapiConfig;
     configFile = loaded.configFile && existsSync(loaded.configFile) ? loaded.configFile : configFile;
   } catch (error) {
-    throw new ConfigError(`cannot load config: ${(error as Error).message.split('\n')[0]}`);
+    throw loadError(error, cwd);
   }
-  const resolved = resolveConfig(fileConfig, flags, configFile ? dirname(configFile) : cwd);
+  const resolved = resolveFrom(fileConfig, flags, configFile ? dirname(configFile) : cwd, configFile && shown(configFile, cwd));
   resolved.configFile = configFile;
   return resolved;
 }
 
-const jitiOptions = { alias: { mockapi: resolve(packageRoot, 'dist/index.js') } };
+/**
+ * One line for a config that does not load. A syntax error names the place as editors do
+ * (`mockapi.config.ts:3:14: ...`, columns from 1): jiti words it `ParseError: <what>\n <file>:<line>:<column from 0>`,
+ * and JSON.parse `<file>: <what> in JSON at position <n>`.
+ */
+function loadError(error: unknown, cwd: string): ConfigError {
+  const message = error instanceof Error ? error.message : String(error);
+  const parse = /^(?:\w*Error: )?([\s\S]*?)\s*\n\s*(\S.*?):(\d+):(\d+)\s*$/.exec(message);
+  if (parse) return new ConfigError(`${shown(parse[2], cwd)}:${parse[3]}:${Number(parse[4]) + 1}: syntax error: ${oneLine(parse[1])}`);
+  const json = /^(\S.*?\.json5?): ([\s\S]*?) in JSON at position (\d+)/.exec(message);
+  if (json && existsSync(json[1])) {
+    const before = readFileSync(json[1], 'utf8').slice(0, Number(json[3])).split('\n');
+    return new ConfigError(`${shown(json[1], cwd)}:${before.length}:${before.at(-1)!.length + 1}: syntax error: ${oneLine(json[2])}`);
+  }
+  return new ConfigError(`cannot load config: ${message.split('\n')[0]}`);
+}
+
+/** A path as the user knows it: relative to where mockapi runs, unless it is elsewhere. */
+function shown(file: string, cwd: string): string {
+  const path = relative(cwd, file);
+  return path && !path.startsWith('..') && !isAbsolute(path) ? path : file;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/**
+ * `mockapi-sandbox` (the published name) and `mockapi` (the older spelling) both resolve to this
+ * package itself, whatever its package.json calls it and whether or not the folder installed it.
+ */
+const packageEntry = resolve(packageRoot, 'dist/index.js');
+const jitiOptions = { alias: { 'mockapi-sandbox': packageEntry, mockapi: packageEntry } };
+/** The bare specifiers above, as Node's ERR_MODULE_NOT_FOUND quotes them. */
+const packageSpecifier = /'mockapi(?:-sandbox)?'/;
 const require = createRequire(import.meta.url);
 let generation = 0;
 
@@ -188,18 +167,45 @@ function freshImporter(cwd: string): Jiti {
       const module = (await import(`${pathToFileURL(file).href}?reload=${++generation}`)) as { default?: unknown };
       return options?.default ? (module.default ?? module) : module;
     } catch (error) {
-      // Natively, `import 'mockapi'` fails where the package is not installed; jiti maps it (and does not cache).
-      if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'mockapi'/.test((error as Error).message)) {
+      // Natively, `import 'mockapi-sandbox'` fails where the package is not installed; jiti maps it (and does not cache).
+      if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && packageSpecifier.test((error as Error).message)) {
         return jiti.import(file, options);
       }
-      throw error;
+      throw error instanceof SyntaxError ? (syntaxErrorOf(jiti, file) ?? error) : error;
     }
   };
   return { ...jiti, import: importFresh } as Jiti;
 }
 
-/** Merges defaults, a config object and flags into the complete config. Paths resolve against `baseDir`. */
+/**
+ * Node's SyntaxError has no line or column in its message. jiti's parser finds them, worded as
+ * jiti words them on import; not through `jiti.import`, which may answer from Node's module
+ * cache (the file as it was first loaded).
+ */
+function syntaxErrorOf(jiti: Jiti, file: string): Error | undefined {
+  let code: string;
+  try {
+    code = jiti.transform({ source: readFileSync(file, 'utf8'), filename: file });
+  } catch {
+    return undefined;
+  }
+  const found = /__JITI_ERROR__ = (\{.*\})/.exec(code);
+  if (!found) return undefined;
+  const { line, column, message } = JSON.parse(found[1]) as { line: number; column: number; message: string };
+  return new Error(`ParseError: ${message}\n ${file}:${line}:${column}`);
+}
+
+/**
+ * Checks a config object against the schema and merges defaults, it and flags into the complete
+ * config. Paths resolve against `baseDir`. Throws ConfigError naming the first problems.
+ */
 export function resolveConfig(file: MockapiConfig = {}, flags: ConfigFlags = {}, baseDir = process.cwd()): ResolvedConfig {
+  return resolveFrom(file, flags, baseDir);
+}
+
+function resolveFrom(file: MockapiConfig, flags: ConfigFlags, baseDir: string, source?: string): ResolvedConfig {
+  const problems = configProblems(file);
+  if (problems.length) throw new ConfigError(problems.join('; '));
   const limits = { ...defaults.limits, ...file.limits };
   const auth = { ...defaults.auth, ...file.auth };
   const db = flags.db ?? file.db ?? defaults.db;
@@ -207,36 +213,33 @@ export function resolveConfig(file: MockapiConfig = {}, flags: ConfigFlags = {},
     port: flags.port ?? file.port ?? defaults.port,
     host: flags.host ?? file.host ?? defaults.host,
     db: db === ':memory:' ? db : resolve(baseDir, db),
-    fixtures: file.fixtures ? resolve(baseDir, file.fixtures) : packageFixtures,
+    fixtures: file.fixtures ? fixturesFolder(file.fixtures, baseDir, source) : packageFixtures,
     collections: file.collections ?? {},
     auth: {
       secret: auth.secret,
       password: auth.password,
-      accessTtl: seconds(auth.accessTtl, 'auth.accessTtl'),
-      refreshTtl: seconds(auth.refreshTtl, 'auth.refreshTtl'),
+      accessTtl: seconds(auth.accessTtl),
+      refreshTtl: seconds(auth.refreshTtl),
       required: flags.authRequired ?? auth.required ?? false,
-      clockTolerance: seconds(auth.clockTolerance, 'auth.clockTolerance'),
+      clockTolerance: seconds(auth.clockTolerance),
       personas: auth.personas ?? {},
     },
-    limits: {
-      createdPerCollection: count(limits.createdPerCollection, 'limits.createdPerCollection'),
-      maxPageSize: count(limits.maxPageSize, 'limits.maxPageSize'),
-      bodyBytes: count(limits.bodyBytes, 'limits.bodyBytes'),
-      customCollections: count(limits.customCollections, 'limits.customCollections'),
-      customRecords: count(limits.customRecords, 'limits.customRecords'),
-      sandboxTtl: seconds(limits.sandboxTtl, 'limits.sandboxTtl'),
-      maxSandboxes: count(limits.maxSandboxes, 'limits.maxSandboxes'),
-      activity: count(limits.activity, 'limits.activity'),
-      sandboxBytes: count(limits.sandboxBytes, 'limits.sandboxBytes'),
-    },
+    limits: { ...limits, sandboxTtl: seconds(limits.sandboxTtl) },
     webhooks: { ...defaults.webhooks, subscriptions: [], ...file.webhooks },
     simulate: { ...file.simulate, ...(flags.latency !== undefined ? { latency: flags.latency } : {}) },
+    cors: { origins: file.cors?.origins ?? defaults.cors.origins },
     routes: file.routes ?? {},
   };
-  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
-    throw new ConfigError(`port must be an integer from 0 to 65535, got ${String(config.port)}`);
-  }
   return config;
+}
+
+/** A fixtures folder that is not there would serve an empty baseline without a word. */
+function fixturesFolder(folder: string, baseDir: string, source: string | undefined): string {
+  const path = resolve(baseDir, folder);
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError(`fixtures folder not found: ${folder}${source ? ` (from ${source})` : ''}`);
+  }
+  return path;
 }
 
 /** A config problem: the CLI prints its message in one line and exits 1. */
@@ -244,13 +247,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-function seconds(value: string | number, key: string): number {
-  const parsed = parseDuration(value);
-  if (parsed === undefined) throw new ConfigError(`${key} must be seconds or a duration such as "30m", got ${JSON.stringify(value)}`);
-  return parsed;
-}
-
-function count(value: number, key: string): number {
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${key} must be a whole number, got ${JSON.stringify(value)}`);
-  return value;
+/** A duration the schema has already checked, in seconds. */
+function seconds(value: string | number): number {
+  return parseDuration(value)!;
 }

@@ -19,5 +19,6 @@ export default defineConfig({
   //   maxPageSize: 200,         // highest `limit` of a list page
   //   bodyBytes: 1024 * 1024,   // largest request body
   //   sandboxTtl: '7d',         // an idle sandbox is purged after this; 0 never
+  //   sandboxBytes: 8388608,    // bytes of records a sandbox may store; 0 no bound
   // },
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMockapiConfig, resolveConfig } from '../../src/config.js';
+import { configSchema } from '../../src/config-schema.js';
 import { repoRoot } from '../helpers/server.js';
 
 // mockapi.config.example.ts spells out every key with its default, for readers; this keeps the
@@ -11,4 +13,21 @@ describe('mockapi.config.example.ts', () => {
     const { configFile: _file, ...resolved } = example;
     expect(resolved).toEqual(resolveConfig({}, {}, repoRoot));
   });
+
+  it('names every key of the config schema (set, or shown in a comment)', () => {
+    const text = readFileSync(join(repoRoot, 'mockapi.config.example.ts'), 'utf8');
+    const missing = schemaKeys(configSchema).filter((path) => !new RegExp(`\\b${path.split('.').at(-1)}:`).test(text));
+    expect(missing).toEqual([]);
+  });
 });
+
+/** Every key path of the schema's objects and of the values of its maps: `limits.sandboxBytes`. */
+function schemaKeys(schema: Record<string, any>, prefix = ''): string[] {
+  const keys: string[] = [];
+  for (const [key, child] of Object.entries<Record<string, any>>(schema.properties ?? {})) {
+    keys.push(`${prefix}${key}`, ...schemaKeys(child, `${prefix}${key}.`));
+  }
+  for (const value of Object.values<Record<string, any>>(schema.patternProperties ?? {})) keys.push(...schemaKeys(value, `${prefix}*.`));
+  if (schema.items) keys.push(...schemaKeys(schema.items, `${prefix}*.`));
+  return keys;
+}
