@@ -8,6 +8,8 @@ import { addSandboxRoutes } from './routes/sandbox.js';
 import { activityHooks } from './routes/sandbox-info.js';
 import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
+import { identify } from './auth/identify.js';
+import { addAuthRoutes } from './routes/auth.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -15,7 +17,10 @@ export function createApp(runtime: Runtime): H3 {
   // activityHooks: each answered request of a sandbox goes to its in-memory activity log.
   const app = new H3({ silent: true, ...activityHooks(runtime), onError: (error, event) => toProblemResponse(error, event) });
   app.use(drainUnreadBody);
+  // The request chain: identify (who asks, in which sandbox), then each route's guard.
+  app.use(identify(runtime.auth, runtime.config));
   addHealthRoute(app, runtime);
+  addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);
   addCollectionRoutes(app, runtime);

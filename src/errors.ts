@@ -72,6 +72,30 @@ export const quotaExceeded = (detail: string) => new ApiError(403, 'QUOTA_EXCEED
 
 export const conflict = (detail: string, errors?: FieldProblem[]) => new ApiError(409, 'CONFLICT', 'Conflict', detail, errors);
 
+/**
+ * 401s carry `WWW-Authenticate: Bearer` (RFC 6750), with `error="invalid_token"` when the request
+ * presented a token that failed.
+ */
+const unauthorizedAs = (code: string, title: string, detail: string, tokenPresented: boolean) =>
+  new ApiError(401, code, title, detail, undefined, {
+    'www-authenticate': tokenPresented ? `Bearer error="invalid_token", error_description="${detail.replaceAll('"', "'")}"` : 'Bearer',
+  });
+
+export const unauthorized = (detail: string) => unauthorizedAs('UNAUTHORIZED', 'Unauthorized', detail, false);
+export const invalidToken = (detail: string) => unauthorizedAs('INVALID_TOKEN', 'Invalid Token', detail, true);
+export const tokenExpired = (detail: string) => unauthorizedAs('TOKEN_EXPIRED', 'Token Expired', detail, true);
+export const tokenNotYetValid = (detail: string) => unauthorizedAs('TOKEN_NOT_YET_VALID', 'Token Not Yet Valid', detail, true);
+export const refreshTokenReused = (detail: string) => unauthorizedAs('REFRESH_TOKEN_REUSED', 'Refresh Token Reused', detail, true);
+export const invalidCredentials = () =>
+  unauthorizedAs('INVALID_CREDENTIALS', 'Invalid Credentials', 'no account matches this username or email and password', false);
+
+export const forbidden = (detail: string) => new ApiError(403, 'FORBIDDEN', 'Forbidden', detail);
+
+export const invalidResetToken = () =>
+  new ApiError(400, 'INVALID_RESET_TOKEN', 'Invalid Reset Token', 'this reset token is unknown, used or superseded by a newer one; ask for a new one');
+
+export const invalidSimulation = (detail: string) => new ApiError(400, 'INVALID_SIMULATION', 'Invalid Simulation', detail);
+
 /** Codes for statuses that the framework raises itself (unknown route, malformed URL). */
 const codeByStatus: Record<number, [string, string]> = {
   400: ['BAD_REQUEST', 'Bad Request'],

@@ -5,6 +5,7 @@ import { openDatabase, type OpenDatabase } from './db/open.js';
 import { loadBaseline } from './engine/baseline.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import { startSandboxLifecycle } from './engine/sandbox-lifecycle.js';
+import { createAuth, type Auth } from './auth/service.js';
 import { version } from './version.js';
 
 /** Everything a running server holds: config, the open database and the engine over it. */
@@ -14,6 +15,8 @@ export interface Runtime {
   startedAt: number;
   db: OpenDatabase;
   engine: Engine;
+  /** Accounts, tokens and sessions over the engine. */
+  auth: Auth;
   /**
    * Loads `config.fixtures` again (the watcher changes that path in place); returns whether the
    * baseline changed. Throws `FixtureError` and keeps the old baseline when a file is broken.
@@ -41,6 +44,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     startedAt: Date.now(),
     db,
     engine,
+    auth: createAuth(engine, config),
     reloadBaseline: () => {
       const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.

@@ -11,6 +11,8 @@ export const users = defineCollection({
     email,
     phone: text(64),
     website: text(2048),
+    // A profile field (`PATCH /auth/me`); baseline users have none.
+    bio: text(2000),
     address: {
       type: 'object',
       additionalProperties: false,

@@ -56,6 +56,46 @@ CREATE TABLE IF NOT EXISTS snapshot_rows (
   doc TEXT,
   PRIMARY KEY (sid, name, cid, id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS auth_passwords (
+  sid INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (sid, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS auth_sessions (
+  sid INTEGER PRIMARY KEY,
+  user_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS auth_profiles (
+  sid INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  PRIMARY KEY (sid, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS refresh_tokens (
+  jti TEXT PRIMARY KEY,
+  family TEXT NOT NULL,
+  sid INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refresh_tokens_by_family ON refresh_tokens (family);
+CREATE INDEX IF NOT EXISTS refresh_tokens_by_sandbox ON refresh_tokens (sid, user_id);
+CREATE TABLE IF NOT EXISTS reset_tokens (
+  sid INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  token TEXT NOT NULL,
+  used INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (sid, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS mailbox (
+  sid INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  doc TEXT NOT NULL,
+  PRIMARY KEY (sid, seq)
+) WITHOUT ROWID;
 ${searchDdl}
 `;
 

@@ -99,3 +99,75 @@ export const snapshotRows = sqliteTable(
   (t) => [primaryKey({ columns: [t.sid, t.name, t.cid, t.id] })],
 );
 
+
+/**
+ * Passwords set in a sandbox (scrypt hashes): users registered there, and baseline users or
+ * personas whose password was reset there. Others use `auth.password`. Never exported.
+ */
+export const authPasswords = sqliteTable(
+  'auth_passwords',
+  {
+    sid: integer('sid').notNull(),
+    userId: text('user_id').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.userId] })],
+);
+
+/** The sandbox's logged-in user (set by login, cleared by logout): the cookie alone then authenticates `GET /auth/me`. */
+export const authSessions = sqliteTable('auth_sessions', {
+  sid: integer('sid').primaryKey(),
+  userId: text('user_id').notNull(),
+});
+
+/** Profile changes of personas (`PATCH /auth/me`); users keep theirs in the users overlay. */
+export const authProfiles = sqliteTable(
+  'auth_profiles',
+  {
+    sid: integer('sid').notNull(),
+    userId: text('user_id').notNull(),
+    doc: text('doc').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.userId] })],
+);
+
+/**
+ * Every refresh token issued, by its `jti`: state 0 live, 1 consumed (by a refresh), 2 revoked
+ * (its family was, on reuse, logout or a password reset). A family is one login's chain.
+ */
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    family: text('family').notNull(),
+    sid: integer('sid').notNull(),
+    userId: text('user_id').notNull(),
+    state: integer('state').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('refresh_tokens_by_family').on(t.family), index('refresh_tokens_by_sandbox').on(t.sid, t.userId)],
+);
+
+/** The one live password-reset token of a user in a sandbox: a newer request replaces (supersedes) it. */
+export const resetTokens = sqliteTable(
+  'reset_tokens',
+  {
+    sid: integer('sid').notNull(),
+    userId: text('user_id').notNull(),
+    token: text('token').notNull(),
+    used: integer('used').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.userId] })],
+);
+
+/** The sandbox's mailbox: messages as the API sends them (`doc`), in arrival order (`seq`). */
+export const mailbox = sqliteTable(
+  'mailbox',
+  {
+    sid: integer('sid').notNull(),
+    seq: integer('seq').notNull(),
+    doc: text('doc').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.seq] })],
+);

@@ -168,6 +168,13 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       return JSON.stringify(record);
     },
 
+    /** The visible record whose text field equals `value` case-insensitively (a unique field: username, email). */
+    findBy(sandbox: string, field: string, value: string): Json | undefined {
+      const sid = sandboxes.sidOf(sandbox);
+      const id = view.duplicate.get({ sid, cid, path: `$.${field}`, value, id: null }) as RecordId | undefined;
+      return id === undefined ? undefined : this.get(sandbox, id);
+    },
+
     get(sandbox: string, rawId: unknown): Json | undefined {
       const json = this.getJson(sandbox, rawId);
       return json === undefined ? undefined : (JSON.parse(json) as Json);

@@ -7,6 +7,7 @@ import { createSandboxStore } from './sandbox-store.js';
 import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
+import { createAuthStore } from './auth-store.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
@@ -59,6 +60,8 @@ export function createEngine(options: EngineOptions) {
     collections: options.collections,
     sandboxes,
     search,
+    /** What authentication keeps per sandbox: passwords, sessions, refresh families, the mailbox. */
+    auth: createAuthStore(db),
     /** Request counts and recent requests per sandbox, in memory (telemetry of this process). */
     activity,
     /** Finished answers of reads, kept true by `sandboxChanged` and the file's data version. */

@@ -58,6 +58,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now'), holds: 1 })
     .returning({ sid: sandboxes.sid })
     .prepare();
+  const insertEmpty = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 0) RETURNING sid`).pluck();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
@@ -76,8 +77,13 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const createdCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? AND state = 1 GROUP BY cid`);
   const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
   const purge = orm.delete(overlay).where(eq(overlay.sid, sql.placeholder('sid'))).prepare();
-  // Everything a sandbox holds on file. Later per-sandbox tables add their DELETE here.
-  const dropStatements = ['snapshot_rows', 'snapshots', 'sandboxes'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
+  // Per-sandbox state beside the overlay that a reset purges too: the mailbox, reset tokens,
+  // passwords and persona profiles set in it (not the logged-in user or refresh tokens).
+  const purgeAlso = ['mailbox', 'reset_tokens', 'auth_passwords', 'auth_profiles'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
+  // Everything else a sandbox holds on file. Later per-sandbox tables add their DELETE here.
+  const dropStatements = ['auth_sessions', 'refresh_tokens', 'snapshot_rows', 'snapshots', 'sandboxes'].map((table) =>
+    sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`),
+  );
   const countHolding = sqlite.prepare(`SELECT count(*) FROM sandboxes WHERE holds = 1`).pluck();
   const leastActive = sqlite.prepare(
     `SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes INDEXED BY sandboxes_holding
@@ -183,6 +189,18 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       return sid;
     },
 
+    /**
+     * The sid of the sandbox's row, creating it when needed without making it hold data (what a
+     * login or a mailbox message needs: state that does not count toward maxSandboxes). Call
+     * inside `write()`.
+     */
+    ensureRow(key: string): number {
+      const existing = live(key);
+      if (existing) return existing.sid;
+      const now = Date.now();
+      return insertEmpty.get(key, now, now) as number;
+    },
+
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
     nextSeq(sid: number): number {
       const { seq } = bumpSeq.get({ sid })!;
@@ -229,6 +247,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       const counts = new Map<number, number>();
       for (const row of purgeCounts.all(sid) as { cid: number; n: number }[]) counts.set(row.cid, row.n);
       purge.run({ sid });
+      for (const statement of purgeAlso) statement.run(sid);
       // Nothing holds a seq any more (the search rows go below), so the counter starts over.
       restartSeq.run(sid);
       search.forget(sid);
@@ -240,6 +259,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     /** Deletes everything of the sandbox: overlay, search entries, snapshots and its row. Call inside a write transaction. */
     drop(sid: number): void {
       purge.run({ sid });
+      for (const statement of purgeAlso) statement.run(sid);
       search.forget(sid);
       for (const statement of dropStatements) statement.run(sid);
     },

@@ -1,21 +1,26 @@
 import type { EventHandler, H3Event } from 'h3';
+import { requireAccess, type Access } from '../auth/guard.js';
 import { methodNotAllowed } from '../errors.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type MethodHandlers = Partial<Record<Method, (event: H3Event) => unknown>>;
+/** A method's handler and who may call it (every route declares it; see `auth/guard.ts`). */
+export type MethodHandler = Access & { handler: (event: H3Event) => unknown };
+export type MethodHandlers = Partial<Record<Method, MethodHandler>>;
 
 /**
- * One path, several methods: dispatches on the method and answers 405 with `Allow` for the rest
- * (h3's router alone would answer 404). HEAD is served by GET; h3 drops the body.
+ * One path, several methods: dispatches on the method, runs the guard for the method's declared
+ * access, and answers 405 with `Allow` for the rest (h3's router alone would answer 404). HEAD is
+ * served by GET; h3 drops the body.
  */
 export function resource(handlers: MethodHandlers): EventHandler {
   const allow = Object.keys(handlers);
   if (handlers.GET) allow.splice(1, 0, 'HEAD');
   return (event) => {
     const method = event.req.method === 'HEAD' ? 'GET' : (event.req.method as Method);
-    const handler = handlers[method];
-    if (!handler) throw methodNotAllowed(event.req.method, allow);
-    return handler(event);
+    const declared = handlers[method];
+    if (!declared) throw methodNotAllowed(event.req.method, allow);
+    requireAccess(event, declared);
+    return declared.handler(event);
   };
 }
 

@@ -30,9 +30,18 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
-  /** Reads answer from the engine's cache of finished answers (kept true by it). */
-  const answer = (event: H3Event, sandbox: string, produce: () => string) =>
-    sendJson(event, engine.answers.answer(sandbox, event.url.pathname + event.url.search, produce));
+  /**
+   * Reads answer from the engine's cache of finished answers (kept true by it), after the guard.
+   * A token's role is part of the key, so nothing cached for one role is served to another.
+   */
+  const answer = (event: H3Event, sandbox: string, produce: () => string) => {
+    const role = event.context.identity?.role ?? 'owner';
+    const request = role === 'owner' ? event.url.pathname + event.url.search : `${role} ${event.url.pathname}${event.url.search}`;
+    return sendJson(event, engine.answers.answer(sandbox, request, produce));
+  };
+  /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
+  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
+  const read = { scope: scope('read'), public: true };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);
     return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
@@ -50,52 +59,69 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     };
 
   const list = resource({
-    GET: (event) => {
-      const store = storeOf(event);
-      const sandbox = sandboxOf(event);
-      return answer(event, sandbox, () => {
-        const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition);
-        return listBody(store, sandbox, query);
-      });
+    GET: {
+      ...read,
+      handler: (event) => {
+        const store = storeOf(event);
+        const sandbox = sandboxOf(event);
+        return answer(event, sandbox, () => {
+          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition);
+          return listBody(store, sandbox, query);
+        });
+      },
     },
-    POST: async (event) => {
-      const store = storeOf(event);
-      const sandbox = sandboxOf(event);
-      return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
+    POST: {
+      scope: scope('write'),
+      handler: async (event) => {
+        const store = storeOf(event);
+        const sandbox = sandboxOf(event);
+        return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
+      },
     },
   });
 
   const one = resource({
-    GET: (event) => {
-      const store = storeOf(event);
-      const id = idOf(event);
-      const sandbox = sandboxOf(event);
-      return answer(event, sandbox, () => {
-        const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition));
-        if (json === undefined) throw missing(store, id);
-        return json;
-      });
+    GET: {
+      ...read,
+      handler: (event) => {
+        const store = storeOf(event);
+        const id = idOf(event);
+        const sandbox = sandboxOf(event);
+        return answer(event, sandbox, () => {
+          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition));
+          if (json === undefined) throw missing(store, id);
+          return json;
+        });
+      },
     },
-    PUT: change((store, sandbox, id, body) => store.replace(sandbox, id, body)),
-    PATCH: change((store, sandbox, id, body) => store.patch(sandbox, id, body)),
-    DELETE: (event) => {
-      const store = storeOf(event);
-      const id = idOf(event);
-      const record = store.remove(sandboxOf(event), id);
-      if (!record) throw missing(store, id);
-      return { message: `${store.definition.singular} ${record.id} deleted`, id: record.id, resource: store.definition.name };
+    PUT: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
+    PATCH: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
+    DELETE: {
+      scope: scope('delete'),
+      handler: (event) => {
+        const store = storeOf(event);
+        const id = idOf(event);
+        const record = store.remove(sandboxOf(event), id);
+        if (!record) throw missing(store, id);
+        return { message: `${store.definition.singular} ${record.id} deleted`, id: record.id, resource: store.definition.name };
+      },
     },
   });
 
   /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
   const related = resource({
-    GET: (event) => {
-      const store = storeOf(event);
-      const relation = relationOf(event, store);
-      const target = storeOf(event, relation.collection);
-      const sandbox = sandboxOf(event);
-      const id = idOf(event);
-      return answer(event, sandbox, () => relatedBody(event, store, relation, target, sandbox, id));
+    GET: {
+      // Reading `/users/1/posts` reads posts (and the parent user).
+      scope: (event) => `${relationOf(event, storeOf(event)).collection}:read`,
+      public: true,
+      handler: (event) => {
+        const store = storeOf(event);
+        const relation = relationOf(event, store);
+        const target = storeOf(event, relation.collection);
+        const sandbox = sandboxOf(event);
+        const id = idOf(event);
+        return answer(event, sandbox, () => relatedBody(event, store, relation, target, sandbox, id));
+      },
     },
   });
   /** A sub-resource's answer: the parent must be visible in the sandbox, else 404. */

@@ -7,7 +7,10 @@ export function addHealthRoute(app: H3, runtime: Runtime): void {
   app.all(
     '/health',
     resource({
-      GET: () => ({ status: 'ok', version: runtime.version, uptime: Math.round((Date.now() - runtime.startedAt) / 10) / 100 }),
+      GET: {
+        open: true,
+        handler: () => ({ status: 'ok', version: runtime.version, uptime: Math.round((Date.now() - runtime.startedAt) / 10) / 100 }),
+      },
     }),
   );
 }

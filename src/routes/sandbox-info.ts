@@ -52,37 +52,43 @@ export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: Snaps
   app.all(
     '/api/v1/sandbox',
     resource({
-      GET: (event: H3Event) => {
-        const sandbox = sandboxOf(event);
-        const arrivedAt = Date.now() - (event.context.arrivedAt === undefined ? 0 : performance.now() - event.context.arrivedAt);
-        const row = engine.sandboxes.row(sandbox);
-        // A visitor who only read has no row: what this server saw of it is all there is.
-        const seen = engine.activity.open(sandbox, arrivedAt);
-        const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
-        const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
-        const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
-        const quotas: Record<string, object> = Object.fromEntries(
-          engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
-        );
-        // limit 0: no bound (contract section 12).
-        quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
-        return {
-          id: sandbox,
-          createdAt: iso(createdAt),
-          lastActiveAt: iso(lastActiveAt),
-          requests: seen.requests,
-          quotas,
-          snapshots: snapshots.count(row?.sid ?? 0),
-        };
+      GET: {
+        scope: 'sandbox:read',
+        handler: (event: H3Event) => {
+          const sandbox = sandboxOf(event);
+          const arrivedAt = Date.now() - (event.context.arrivedAt === undefined ? 0 : performance.now() - event.context.arrivedAt);
+          const row = engine.sandboxes.row(sandbox);
+          // A visitor who only read has no row: what this server saw of it is all there is.
+          const seen = engine.activity.open(sandbox, arrivedAt);
+          const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
+          const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
+          const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
+          const quotas: Record<string, object> = Object.fromEntries(
+            engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
+          );
+          // limit 0: no bound (contract section 12).
+          quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
+          return {
+            id: sandbox,
+            createdAt: iso(createdAt),
+            lastActiveAt: iso(lastActiveAt),
+            requests: seen.requests,
+            quotas,
+            snapshots: snapshots.count(row?.sid ?? 0),
+          };
+        },
       },
     }),
   );
   app.all(
     '/api/v1/sandbox/activity',
     resource({
-      GET: (event: H3Event) => ({
-        data: engine.activity.recent(sandboxOf(event)).map((entry) => ({ ...entry, at: iso(entry.at) })),
-      }),
+      GET: {
+        scope: 'sandbox:read',
+        handler: (event: H3Event) => ({
+          data: engine.activity.recent(sandboxOf(event)).map((entry) => ({ ...entry, at: iso(entry.at) })),
+        }),
+      },
     }),
   );
 }

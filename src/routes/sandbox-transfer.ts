@@ -20,30 +20,37 @@ export function addSandboxTransferRoutes(app: H3, runtime: Runtime): void {
   app.all(
     '/api/v1/sandbox/export',
     resource({
-      GET: (event) => {
-        const sandbox = sandboxOf(event);
-        // As any read: a sandbox idle past its TTL is dropped first, so it exports as fresh.
-        engine.sandboxes.sidOf(sandbox);
-        return buildExportDocument(db, engine.collections, [sandbox]);
+      GET: {
+        scope: 'sandbox:read',
+        handler: (event) => {
+          const sandbox = sandboxOf(event);
+          // As any read: a sandbox idle past its TTL is dropped first, so it exports as fresh.
+          engine.sandboxes.sidOf(sandbox);
+          return buildExportDocument(db, engine.collections, [sandbox]);
+        },
       },
     }),
   );
   app.all(
     '/api/v1/sandbox/import',
     resource({
-      POST: async (event) => {
-        const sandbox = sandboxOf(event);
-        // Limits are read per request, so a config reload applies at once.
-        const { limits } = runtime.config;
-        const document = await readJsonObject(event, Math.max(limits.bodyBytes, importBodyBytes));
-        const result = importDocument({ db, engine, limits }, document, { into: sandbox });
-        if (!result.ok) {
-          const [first] = result.problems;
-          const detail = `the export document is invalid (nothing was imported): ${first.path} ${first.message}`;
-          throw new ApiError(422, 'VALIDATION_FAILED', 'Validation Failed', detail, result.problems);
-        }
-        const [imported] = result.sandboxes;
-        return { message: 'sandbox replaced by the imported document', sandbox, imported: { ...imported.records, snapshots: imported.snapshots } };
+      // Replacing the whole sandbox is a reset's power.
+      POST: {
+        scope: 'sandbox:reset',
+        handler: async (event) => {
+          const sandbox = sandboxOf(event);
+          // Limits are read per request, so a config reload applies at once.
+          const { limits } = runtime.config;
+          const document = await readJsonObject(event, Math.max(limits.bodyBytes, importBodyBytes));
+          const result = importDocument({ db, engine, limits }, document, { into: sandbox });
+          if (!result.ok) {
+            const [first] = result.problems;
+            const detail = `the export document is invalid (nothing was imported): ${first.path} ${first.message}`;
+            throw new ApiError(422, 'VALIDATION_FAILED', 'Validation Failed', detail, result.problems);
+          }
+          const [imported] = result.sandboxes;
+          return { message: 'sandbox replaced by the imported document', sandbox, imported: { ...imported.records, snapshots: imported.snapshots } };
+        },
       },
     }),
   );

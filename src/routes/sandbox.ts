@@ -14,10 +14,13 @@ export function addSandboxRoutes(app: H3, runtime: Runtime): void {
     '/api/v1/sandbox/reset',
     resource({
       // Snapshots survive a reset: reset between tests, restore one later.
-      POST: (event) => {
-        const sandbox = sandboxOf(event);
-        const purged = runtime.engine.reset(sandbox);
-        return { message: 'sandbox reset to the baseline', sandbox, purged: { ...purged, custom: 0 } };
+      POST: {
+        scope: 'sandbox:reset',
+        handler: (event) => {
+          const sandbox = sandboxOf(event);
+          const purged = runtime.engine.reset(sandbox);
+          return { message: 'sandbox reset to the baseline', sandbox, purged: { ...purged, custom: 0 } };
+        },
       },
     }),
   );

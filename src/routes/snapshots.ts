@@ -16,45 +16,58 @@ export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: Snapshot
   app.all(
     '/api/v1/sandbox/snapshots',
     resource({
-      GET: (event) => ({ data: snapshots.list(sandboxOf(event)).map(shape) }),
-      POST: async (event) => {
-        const sandbox = sandboxOf(event);
-        const body = await readJsonObject(event, config.limits.bodyBytes);
-        const problems: FieldProblem[] = Object.keys(body)
-          .filter((key) => key !== 'name')
-          .map((key) => ({ path: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a known field' }));
-        const nameProblem = snapshotNameProblem(body.name);
-        if (nameProblem) problems.unshift(nameProblem);
-        if (problems.length) throw validationFailed(problems);
-        return shape(snapshots.take(sandbox, body.name));
+      GET: { scope: 'sandbox:read', handler: (event) => ({ data: snapshots.list(sandboxOf(event)).map(shape) }) },
+      POST: {
+        scope: 'sandbox:write',
+        handler: async (event) => {
+          const sandbox = sandboxOf(event);
+          const body = await readJsonObject(event, config.limits.bodyBytes);
+          const problems: FieldProblem[] = Object.keys(body)
+            .filter((key) => key !== 'name')
+            .map((key) => ({ path: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a known field' }));
+          const nameProblem = snapshotNameProblem(body.name);
+          if (nameProblem) problems.unshift(nameProblem);
+          if (problems.length) throw validationFailed(problems);
+          return shape(snapshots.take(sandbox, body.name));
+        },
       },
     }),
   );
   app.all(
     '/api/v1/sandbox/snapshots/:name',
     resource({
-      GET: (event) => {
-        const name = nameOf(event);
-        const snapshot = snapshots.find(sandboxOf(event), name);
-        if (!snapshot) throw missing(name);
-        return shape(snapshot);
+      GET: {
+        scope: 'sandbox:read',
+        handler: (event) => {
+          const name = nameOf(event);
+          const snapshot = snapshots.find(sandboxOf(event), name);
+          if (!snapshot) throw missing(name);
+          return shape(snapshot);
+        },
       },
-      DELETE: (event) => {
-        const name = nameOf(event);
-        if (!snapshots.delete(sandboxOf(event), name)) throw missing(name);
-        return { message: `snapshot ${JSON.stringify(name)} deleted`, name };
+      DELETE: {
+        scope: 'sandbox:delete',
+        handler: (event) => {
+          const name = nameOf(event);
+          if (!snapshots.delete(sandboxOf(event), name)) throw missing(name);
+          return { message: `snapshot ${JSON.stringify(name)} deleted`, name };
+        },
       },
     }),
   );
   app.all(
     '/api/v1/sandbox/snapshots/:name/restore',
     resource({
-      POST: (event) => {
-        const sandbox = sandboxOf(event);
-        const name = nameOf(event);
-        const restored = snapshots.restore(sandbox, name);
-        if (!restored) throw missing(name);
-        return { message: `sandbox restored from snapshot ${JSON.stringify(name)}`, sandbox, snapshot: shape(restored) };
+      // A restore replaces the whole sandbox, like a reset.
+      POST: {
+        scope: 'sandbox:reset',
+        handler: (event) => {
+          const sandbox = sandboxOf(event);
+          const name = nameOf(event);
+          const restored = snapshots.restore(sandbox, name);
+          if (!restored) throw missing(name);
+          return { message: `sandbox restored from snapshot ${JSON.stringify(name)}`, sandbox, snapshot: shape(restored) };
+        },
       },
     }),
   );

@@ -1,0 +1,35 @@
+import type { H3Event } from 'h3';
+import { forbidden, unauthorized } from '../errors.js';
+import { allows } from './scopes.js';
+
+/** What a route declares about who may call it (contract section 7). */
+export interface Access {
+  /** The scope a token must hold (`posts:read`, `sandbox:reset`), or a function of the request for generic routes. */
+  scope?: string | ((event: H3Event) => string);
+  /** Guests may call it too (`auth.required` without a token): the reads of the core collections. */
+  public?: boolean;
+  /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */
+  open?: boolean;
+}
+
+/**
+ * The guard step: after identify, before the handler (so before any cached answer is read).
+ * Without a token the requester owns its sandbox, unless `auth.required` makes it a guest; with
+ * one, it acts with the token's scopes. A guest is 401 outside public reads; a token without the
+ * scope is 403.
+ */
+export function requireAccess(event: H3Event, access: Access): void {
+  if (access.open) return;
+  const identity = event.context.identity;
+  if (!identity) throw new Error(`${event.url.pathname} declares a scope but no identity was resolved`);
+  if (identity.role === 'owner') return;
+  const scope = typeof access.scope === 'function' ? access.scope(event) : access.scope;
+  if (scope === undefined) throw new Error(`${event.url.pathname} declares no scope`);
+  if (identity.role === 'guest') {
+    if (access.public && allows(identity.scopes, scope, true)) return;
+    throw unauthorized('this server requires a token for this request (auth.required): log in with POST /api/v1/auth/login');
+  }
+  if (!allows(identity.scopes, scope, access.public)) {
+    throw forbidden(`the token's role (${identity.role}) does not grant the scope ${scope} this request needs`);
+  }
+}

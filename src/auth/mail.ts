@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/** A message of the sandbox mailbox, as `GET /api/v1/inbox/messages` lists it (contract section 7). */
+export interface MailMessage {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  token: string | null;
+  created_at: string;
+}
+
+const template = readFileSync(new URL('../../templates/reset-password.html', import.meta.url), 'utf8');
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The password-reset message: a single-use token and a link ending in `?token=<token>`. */
+export function resetMessage(to: string, name: string, token: string, origin: string): MailMessage {
+  const link = `${origin}/reset-password?token=${encodeURIComponent(token)}`;
+  const values: Record<string, string> = { name, email: to, link, token };
+  return {
+    id: `msg_${randomUUID()}`,
+    to,
+    subject: 'Reset your password',
+    text: `Hello ${name},\n\nSomeone asked to reset the password of ${to}. Choose a new one here (the link works once):\n${link}\n\nIf you did not ask, ignore this message.\n`,
+    html: template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => escapeHtml(values[key] ?? '')),
+    token,
+    created_at: new Date().toISOString(),
+  };
+}
+
+/** What an address with no account gets: a message saying so, with no token (no account enumeration over the API). */
+export function noAccountMessage(to: string): MailMessage {
+  const text = `Someone asked to reset the password of ${to}, but no account uses this address. If you did not ask, ignore this message.\n`;
+  return {
+    id: `msg_${randomUUID()}`,
+    to,
+    subject: 'Password reset requested',
+    text,
+    html: `<!doctype html><html lang="en"><body><p>${escapeHtml(text.trim())}</p></body></html>`,
+    token: null,
+    created_at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { ResolvedConfig } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import { invalidToken } from '../errors.js';
+import { createAccounts, type Account } from './accounts.js';
+import { createTokens, newSecret, type Claims, type Clock, type Tokens } from './tokens.js';
+
+/** What login, register and refresh answer (contract section 7). */
+export interface TokenAnswer {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_expires_in: number;
+  user: Record<string, unknown>;
+  role: string;
+  scopes: string[];
+}
+
+/** Tokens past these are refused as a simulation of nothing useful: a day for access, a year for refresh. */
+const maxAccessTtl = 86_400;
+
+/**
+ * Authentication over the engine: accounts, the token key, issuing token pairs (a new refresh
+ * family per login) and checking a request's access token against its sandbox.
+ */
+export function createAuth(engine: Engine, config: ResolvedConfig) {
+  const store = engine.auth;
+  const accounts = createAccounts(engine, store, config);
+  let current: { secret: string; tokens: Tokens } | undefined;
+
+  /** The signer for the key in force: `auth.secret`, else the one kept in the file (a reload may change it). */
+  const tokens = (): Tokens => {
+    const secret = config.auth.secret ?? store.storedSecret(newSecret);
+    if (current?.secret !== secret) current = { secret, tokens: createTokens(new TextEncoder().encode(secret)) };
+    return current!.tokens;
+  };
+
+  const auth = {
+    accounts,
+    store,
+    tokens,
+
+    /**
+     * A new access and refresh token for the account in the sandbox: a new family (login,
+     * register) or the next of one (refresh). `accessTtl` may shorten the configured lifetime.
+     */
+    async issue(sandbox: string, account: Account, options: { now: number; accessTtl?: number; family?: string }): Promise<TokenAnswer> {
+      const family = options.family ?? `fam_${randomUUID()}`;
+      const base = { sub: account.id, sid: sandbox, role: account.role, scope: account.scopes.join(' '), fam: family };
+      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, maxAccessTtl);
+      const access = await tokens().sign('access', base, accessTtl, options.now);
+      const refresh = await tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
+      engine.sandboxes.write(() => {
+        const sid = engine.sandboxes.ensureRow(sandbox);
+        store.issueRefresh(refresh.claims.jti, family, sid, account.id, refresh.claims.exp);
+      });
+      return {
+        access_token: access.token,
+        refresh_token: refresh.token,
+        token_type: 'Bearer',
+        expires_in: access.claims.exp - access.claims.iat,
+        refresh_expires_in: refresh.claims.exp - refresh.claims.iat,
+        user: account.user,
+        role: account.role,
+        scopes: account.scopes,
+      };
+    },
+
+    /**
+     * The claims of a request's access token, whose user still exists in its sandbox (a user
+     * deleted there, or a persona removed from the config, makes it INVALID_TOKEN).
+     */
+    async verifyAccess(token: string, clock: Clock): Promise<Claims> {
+      const claims = await tokens().verify(token, 'access', clock);
+      if (!auth.exists(claims.sid, claims.sub)) throw invalidToken("the token's user no longer exists in its sandbox");
+      return claims;
+    },
+
+    /**
+     * Whether the account exists in the sandbox. A user's lookup is kept in the sandbox's answer
+     * cache (dropped on every change to it), so a token used again costs no SQL.
+     */
+    exists(sandbox: string, id: string): boolean {
+      if (id.startsWith('persona:')) return accounts.personas().has(id.slice('persona:'.length));
+      return engine.answers.answer(sandbox, `\u0000account ${id}`, () => (accounts.byId(sandbox, id) ? '1' : '')) === '1';
+    },
+  };
+  return auth;
+}
+
+export type Auth = ReturnType<typeof createAuth>;

@@ -1,0 +1,30 @@
+import { roles } from '../auth/scopes.js';
+import { coreCollections } from '../collections/registry.js';
+
+/**
+ * `GET /api/v1/auth/permissions`: what each request needs, in the scopes the guard checks, and
+ * which roles grant it. The same declarations the routes make, written out for people.
+ */
+export function permissions() {
+  const rules = [
+    ...coreCollections.flatMap(({ name }) => [
+      { method: 'GET', path: `/api/v1/${name}[/{id}[/{relation}]]`, scope: `${name}:read`, guest: true },
+      { method: 'POST', path: `/api/v1/${name}`, scope: `${name}:write`, guest: false },
+      { method: 'PUT, PATCH', path: `/api/v1/${name}/{id}`, scope: `${name}:write`, guest: false },
+      { method: 'DELETE', path: `/api/v1/${name}/{id}`, scope: `${name}:delete`, guest: false },
+    ]),
+    { method: 'GET', path: '/api/v1/sandbox, /sandbox/activity, /sandbox/snapshots[/{name}], /sandbox/export', scope: 'sandbox:read', guest: false },
+    { method: 'POST', path: '/api/v1/sandbox/snapshots', scope: 'sandbox:write', guest: false },
+    { method: 'DELETE', path: '/api/v1/sandbox/snapshots/{name}', scope: 'sandbox:delete', guest: false },
+    { method: 'POST', path: '/api/v1/sandbox/reset, /sandbox/snapshots/{name}/restore, /sandbox/import', scope: 'sandbox:reset', guest: false },
+    { method: 'GET', path: '/api/v1/inbox/messages', scope: 'inbox:read', guest: true },
+    { method: 'POST', path: '/api/v1/auth/login, /register, /refresh, /logout, /forgot-password, /reset-password', scope: null, guest: true },
+    { method: 'GET', path: '/api/v1/auth/roles, /auth/permissions', scope: null, guest: true },
+    { method: 'GET, PATCH', path: '/api/v1/auth/me', scope: null, guest: false, note: 'any logged-in user, for their own profile' },
+  ];
+  return {
+    roles: Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, role.scopes])),
+    rules,
+    note: 'A request without a token owns its sandbox fully unless auth.required is set; then it is guest.',
+  };
+}

@@ -1,0 +1,341 @@
+import { randomBytes } from 'node:crypto';
+import type { H3, H3Event } from 'h3';
+import type { Account } from '../auth/accounts.js';
+import { sandboxOf } from '../auth/identity.js';
+import { noAccountMessage, resetMessage } from '../auth/mail.js';
+import { hashPassword } from '../auth/passwords.js';
+import { roles } from '../auth/scopes.js';
+import { CONSUMED, LIVE } from '../engine/auth-store.js';
+import type { Json } from '../engine/collection-store.js';
+import { parseDuration } from '../duration.js';
+import {
+  conflict,
+  invalidCredentials,
+  invalidQuery,
+  invalidResetToken,
+  invalidSimulation,
+  invalidToken,
+  refreshTokenReused,
+  unauthorized,
+  validationFailed,
+  type FieldProblem,
+} from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { readJsonObject } from './_body.js';
+import { resource } from './_resource.js';
+import { permissions } from './auth-permissions.js';
+
+const profileFields = ['name', 'email', 'bio', 'website'] as const;
+const maxPassword = 1024;
+
+/**
+ * `/api/v1/auth/*` (contract section 7): login, register, refresh, logout, the profile, roles and
+ * permissions, and password recovery through the sandbox mailbox. The public ones are `open`;
+ * the profile needs a user (a token, or the user the sandbox's cookie logged in).
+ */
+export function addAuthRoutes(app: H3, runtime: Runtime): void {
+  const { engine, config, auth } = runtime;
+  const { accounts, store } = auth;
+  const users = engine.collection('users')!;
+  const body = (event: H3Event) => readJsonObject(event, config.limits.bodyBytes);
+  const now = (event: H3Event) => event.context.identity!.clock.now;
+
+  /** The access lifetime a request asks for: `token_ttl` in the body and `X-Simulate-JWT-Expiry`, the shorter wins. */
+  const accessTtl = (event: H3Event, given: Json): number | undefined => {
+    const asked: number[] = [];
+    if (given.token_ttl !== undefined) {
+      const ttl = parseDuration(given.token_ttl);
+      if (ttl === undefined) throw validationFailed([{ path: '/token_ttl', message: 'must be seconds or a duration such as "5m"' }]);
+      asked.push(ttl);
+    }
+    const header = event.req.headers.get('x-simulate-jwt-expiry');
+    if (header !== null) {
+      const ttl = parseDuration(header);
+      if (ttl === undefined) throw invalidSimulation(`X-Simulate-JWT-Expiry must be seconds or a duration such as "0", "5s" or "1m"; got ${JSON.stringify(header)}`);
+      asked.push(ttl);
+    }
+    return asked.length ? Math.min(...asked) : undefined;
+  };
+
+  /** Logs the account in: a new token family, and the sandbox's cookie session. */
+  const logIn = async (event: H3Event, sandbox: string, account: Account, given: Json) => {
+    const answer = await auth.issue(sandbox, account, { now: now(event), accessTtl: accessTtl(event, given) });
+    engine.sandboxes.write(() => store.setSession(engine.sandboxes.ensureRow(sandbox), account.id));
+    return answer;
+  };
+
+  /** The user a request acts as: its token's, else the one the sandbox's cookie logged in; 401 without one. */
+  const currentAccount = (event: H3Event): { sandbox: string; account: Account } => {
+    const identity = event.context.identity!;
+    const sandbox = sandboxOf(event);
+    const id = identity.token?.sub ?? store.session(engine.sandboxes.sidOf(sandbox));
+    const account = id === undefined ? undefined : accounts.byId(sandbox, id);
+    if (!account) throw unauthorized('log in first: send a Bearer token, or log in with this sandbox cookie');
+    return { sandbox, account };
+  };
+  const me = (account: Account) => ({ user: account.user, role: account.role, scopes: account.scopes });
+
+  app.all(
+    '/api/v1/auth/login',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const given = await body(event);
+          const problems = requireText(given, ['password']);
+          const login = given.username ?? given.email;
+          if (typeof login !== 'string' || !login) problems.unshift({ path: '/username', message: 'give a username or an email' });
+          if (problems.length) throw validationFailed(problems);
+          const sandbox = sandboxOf(event);
+          const account = accounts.find(sandbox, login as string);
+          if (!account || !(await accounts.checkPassword(sandbox, account, given.password as string))) throw invalidCredentials();
+          return logIn(event, sandbox, account, given);
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/register',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const given = await body(event);
+          const problems = requireText(given, ['name', 'username', 'email', 'password']);
+          for (const key of Object.keys(given)) {
+            if (!['name', 'username', 'email', 'password', 'token_ttl'].includes(key)) problems.push({ path: `/${key}`, message: 'is not a field of a registration' });
+          }
+          if (problems.length) throw validationFailed(problems);
+          const { name, username, email, password } = given as Record<string, string>;
+          if (accounts.personaTaken(username, email)) {
+            throw conflict('a persona already has this username or email', [{ path: '/username', message: 'is already taken' }]);
+          }
+          const sandbox = sandboxOf(event);
+          const hash = await hashPassword(password);
+          // The user and its password in one transaction: a registered user always has one.
+          const record = engine.sandboxes.write(() => {
+            const created = users.create(sandbox, { name, username, email });
+            store.setPassword(engine.sandboxes.sidOf(sandbox), String(created.id), hash);
+            return created;
+          });
+          return logIn(event, sandbox, accounts.byId(sandbox, String(record.id))!, given);
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/refresh',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const given = await body(event);
+          const problems = requireText(given, ['refresh_token']);
+          if (problems.length) throw validationFailed(problems);
+          const claims = await auth.tokens().verify(given.refresh_token as string, 'refresh', event.context.identity!.clock);
+          const row = store.refreshToken(claims.jti);
+          if (!row) throw invalidToken('this refresh token is not known here (its sandbox was purged, or it was never issued)');
+          if (row.state === CONSUMED) {
+            // A consumed token presented again: someone may hold a copy. The whole family goes.
+            engine.sandboxes.write(() => store.revokeFamily(row.family));
+            throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
+          }
+          if (row.state !== LIVE) throw invalidToken('this refresh token was revoked (logout, reuse or a password reset); log in again');
+          const account = accounts.byId(claims.sid, claims.sub);
+          if (!account) throw invalidToken("the token's user no longer exists in its sandbox");
+          const consumed = engine.sandboxes.write(() => store.consumeRefresh(claims.jti));
+          if (!consumed) {
+            engine.sandboxes.write(() => store.revokeFamily(row.family));
+            throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
+          }
+          return auth.issue(claims.sid, account, { now: now(event), accessTtl: accessTtl(event, given), family: claims.fam });
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/logout',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const identity = event.context.identity!;
+          const given = hasBody(event) ? await body(event) : {};
+          const families = new Set<string>();
+          if (identity.token) families.add(identity.token.fam);
+          if (typeof given.refresh_token === 'string') {
+            const claims = await auth.tokens().verify(given.refresh_token, 'refresh', { ...identity.clock, tolerance: Number.MAX_SAFE_INTEGER });
+            families.add(claims.fam);
+          }
+          const sandbox = sandboxOf(event);
+          engine.sandboxes.write(() => {
+            for (const family of families) store.revokeFamily(family);
+            const sid = engine.sandboxes.sidOf(sandbox);
+            if (sid) store.clearSession(sid);
+          });
+          return { message: 'logged out', sandbox, revokedFamilies: families.size };
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/me',
+    resource({
+      GET: { open: true, handler: (event) => me(currentAccount(event).account) },
+      PATCH: {
+        open: true,
+        handler: async (event) => {
+          const { sandbox, account } = currentAccount(event);
+          const given = await body(event);
+          const problems: FieldProblem[] = Object.keys(given)
+            .filter((key) => !(profileFields as readonly string[]).includes(key))
+            .map((key) => ({ path: `/${key}`, message: `is not a profile field (${profileFields.join(', ')})` }));
+          if (problems.length) throw validationFailed(problems);
+          if (account.kind === 'user') {
+            users.patch(sandbox, account.user.id, given);
+          } else {
+            const changed = { ...JSON.parse(store.profile(engine.sandboxes.sidOf(sandbox), account.id) ?? '{}'), ...given } as Json;
+            for (const [key, value] of Object.entries(changed)) if (value === null) delete changed[key];
+            const bad = profileProblems(changed);
+            if (bad.length) throw validationFailed(bad);
+            engine.sandboxes.write(() => store.setProfile(engine.sandboxes.ensureRow(sandbox), account.id, JSON.stringify(changed)));
+          }
+          return me(accounts.byId(sandbox, account.id)!);
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/roles',
+    resource({
+      GET: { open: true, handler: () => ({ data: Object.entries(roles).map(([name, role]) => ({ name, ...role })) }) },
+    }),
+  );
+  app.all('/api/v1/auth/permissions', resource({ GET: { open: true, handler: () => permissions() } }));
+
+  app.all(
+    '/api/v1/auth/forgot-password',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const given = await body(event);
+          const problems = requireText(given, ['email']);
+          if (problems.length) throw validationFailed(problems);
+          const email = given.email as string;
+          const sandbox = sandboxOf(event);
+          const account = accounts.find(sandbox, email);
+          const known = account && String(account.user.email).toLowerCase() === email.toLowerCase();
+          const token = randomBytes(24).toString('base64url');
+          const message = known ? resetMessage(email, String(account.user.name ?? account.user.username), token, event.url.origin) : noAccountMessage(email);
+          engine.sandboxes.write(() => {
+            const sid = engine.sandboxes.ensureRow(sandbox);
+            if (known) store.putResetToken(sid, account.id, token);
+            store.addMessage(sid, JSON.stringify(message));
+          });
+          // The same answer either way: no account enumeration.
+          return { message: 'if an account uses this address, a reset link is on its way (GET /api/v1/inbox/messages)' };
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/auth/reset-password',
+    resource({
+      POST: {
+        open: true,
+        handler: async (event) => {
+          const given = await body(event);
+          const problems = requireText(given, ['token', 'password']);
+          if (problems.length) throw validationFailed(problems);
+          const sandbox = sandboxOf(event);
+          const sid = engine.sandboxes.sidOf(sandbox);
+          const userId = store.resetTokenUser(sid, given.token as string);
+          if (!userId || !accounts.byId(sandbox, userId)) throw invalidResetToken();
+          const hash = await hashPassword(given.password as string);
+          engine.sandboxes.write(() => {
+            if (!store.useResetToken(sid, given.token as string)) throw invalidResetToken();
+            store.setPassword(sid, userId, hash);
+            // Sessions of the old password end: every refresh family of the user in this sandbox.
+            store.revokeUser(sid, userId);
+          });
+          return { message: 'password changed; log in with the new one' };
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/inbox/messages',
+    resource({
+      GET: {
+        // Part of password recovery: readable by guests too (auth.required), like forgot/reset password.
+        scope: 'inbox:read',
+        public: true,
+        handler: (event) => {
+          const sandbox = sandboxOf(event);
+          const page = pageOf(event, config.limits.maxPageSize);
+          const { json, total } = store.messages(engine.sandboxes.sidOf(sandbox), page.limit, (page.page - 1) * page.limit);
+          const totalPages = Math.ceil(total / page.limit);
+          const pagination = {
+            page: page.page,
+            limit: page.limit,
+            total,
+            totalPages,
+            hasNextPage: page.page < totalPages,
+            hasPrevPage: page.page > 1,
+            nextCursor: null,
+          };
+          event.res.headers.set('content-type', 'application/json; charset=utf-8');
+          return `{"data":${json},"pagination":${JSON.stringify(pagination)}}`;
+        },
+      },
+    }),
+  );
+}
+
+/** Problems for fields that must be non-empty strings (passwords at most 1,024 characters). */
+function requireText(given: Json, fields: string[]): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const field of fields) {
+    const value = given[field];
+    if (value === undefined) problems.push({ path: `/${field}`, message: 'is required' });
+    else if (typeof value !== 'string' || value === '') problems.push({ path: `/${field}`, message: 'must be a non-empty string' });
+    else if (field === 'password' && value.length > maxPassword) problems.push({ path: '/password', message: `must be at most ${maxPassword} characters` });
+  }
+  return problems;
+}
+
+/** A persona's profile: text fields, an email that looks like one. */
+function profileProblems(profile: Json): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [key, value] of Object.entries(profile)) {
+    if (typeof value !== 'string' || value.length > 2000) problems.push({ path: `/${key}`, message: 'must be a string of at most 2000 characters' });
+  }
+  if (typeof profile.email === 'string' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(profile.email)) problems.push({ path: '/email', message: 'must be an email address' });
+  return problems;
+}
+
+const hasBody = (event: H3Event) => event.req.headers.get('content-type') !== null || Number(event.req.headers.get('content-length') ?? 0) > 0;
+
+/** `page` and `limit` of a simple list (the mailbox); 400 INVALID_QUERY for bad values. */
+function pageOf(event: H3Event, maxLimit: number): { page: number; limit: number } {
+  const read = (names: string[], fallback: number, max: number) => {
+    for (const name of names) {
+      const raw = event.url.searchParams.get(name);
+      if (raw === null) continue;
+      const value = Number(raw);
+      if (!/^\d+$/.test(raw) || value < 1 || value > max) throw invalidQuery(name, `must be a whole number from 1 to ${max}`);
+      return value;
+    }
+    return fallback;
+  };
+  return { page: read(['page', '_page'], 1, 1_000_000), limit: read(['limit', '_limit', '_per_page'], 10, maxLimit) };
+}
+
