@@ -5,6 +5,11 @@ import { maxPackedNumber, rowidRange } from './search-index.js';
 
 export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like';
 export type KeyValue = string | number | null;
+/**
+ * A value a list continues after: a key value, or for a long text whose whole value is no longer
+ * known (its record changed or vanished), the prefix it started with.
+ */
+export type AnchorValue = KeyValue | { prefix: string };
 
 export interface ListShape {
   filters: { field: string; op: Operator; values: (string | number)[] }[];
@@ -64,7 +69,7 @@ export function createListCompiler(sqlite: Sqlite) {
   const rankNow = sqlite.prepare(`SELECT rank FROM (${searchVisible}) WHERE k = :k`).pluck();
   const cache = new Map<string, Statement>();
 
-  function compile(shape: ListShape, anchor: KeyValue[] | undefined) {
+  function compile(shape: ListShape, anchor: AnchorValue[] | undefined) {
     const bind: Record<string, KeyValue> = {};
     let n = 0;
     const param = (value: KeyValue) => {
@@ -90,17 +95,24 @@ export function createListCompiler(sqlite: Sqlite) {
 
     let after = '';
     if (anchor) {
-      const values = keys.map((key, i) => {
-        return anchor[i] === null ? null : param(anchor[i]);
-      });
-      const beyond = (key: OrderKey, value: string | null) => {
+      // A prefix bound ends the key there: rows at or after any value with that prefix (and the
+      // rest of the key unknown) follow. Ascending, the prefix itself sorts first; descending,
+      // everything below it or starting with it (then NULLs, which sort last descending).
+      const cut = anchor.findIndex((v) => v !== null && typeof v === 'object');
+      const used = cut < 0 ? keys.length : cut + 1;
+      const values = anchor.slice(0, used).map((v) => (v === null ? null : param(typeof v === 'object' ? v.prefix : v)));
+      const beyond = (key: OrderKey, value: string | null, i: number) => {
+        if (i === cut) {
+          if (!key.descending) return `${key.expr} >= ${value}`;
+          return `(${key.expr} < ${value} OR substr(${key.expr}, 1, length(${value})) = ${value}${key.nullable ? ` OR ${key.expr} IS NULL` : ''})`;
+        }
         if (value === null) return key.descending ? '0' : `${key.expr} IS NOT NULL`; // NULLs sort first ascending
         if (key.descending) return key.nullable ? `(${key.expr} < ${value} OR ${key.expr} IS NULL)` : `${key.expr} < ${value}`;
         return `${key.expr} > ${value}`;
       };
-      const branches = keys.map((key, i) => {
+      const branches = keys.slice(0, used).map((key, i) => {
         const equal = keys.slice(0, i).map((k, j) => (values[j] === null ? `${k.expr} IS NULL` : `${k.expr} IS ${values[j]}`));
-        return [...equal, beyond(key, values[i])].join(' AND ');
+        return [...equal, beyond(key, values[i]!, i)].join(' AND ');
       });
       after = ` WHERE (${branches.map((b) => `(${b})`).join(' OR ')})`;
     }
@@ -118,7 +130,7 @@ export function createListCompiler(sqlite: Sqlite) {
     };
   }
 
-  return (shape: ListShape, anchor?: KeyValue[], where?: { sid: number; cid: number }): CompiledList => {
+  return (shape: ListShape, anchor?: AnchorValue[], where?: { sid: number; cid: number }): CompiledList => {
     if (anchor && where && shape.match !== undefined && !shape.sort.length) {
       // Ranks move as the index changes: continue from the anchor record's rank now, if it still matches.
       const rank = rankNow.get({ ...where, match: shape.match, k: anchor[1] }) as number | undefined;

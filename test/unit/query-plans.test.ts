@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Statement } from 'better-sqlite3';
-import { createListCompiler, type KeyValue, type ListShape } from '../../src/db/list-sql.js';
+import { createListCompiler, type AnchorValue, type ListShape } from '../../src/db/list-sql.js';
 import { prepareMergedView } from '../../src/db/merged-view.js';
 import { openDatabase } from '../../src/db/open.js';
 
@@ -42,12 +42,13 @@ describe('query plans', () => {
     expect(planOf(view.pageAfter, { ...where, limit: 10, after: 3 }).join('\n')).toContain('overlay_by_state (sid=? AND cid=? AND state=? AND seq<?)');
   });
 
-  const shapes: [string, ListShape, KeyValue[] | undefined][] = [
+  const shapes: [string, ListShape, AnchorValue[] | undefined][] = [
     ['a filter', { filters: [{ field: 'user_id', op: 'eq', values: [1, 2] }], sort: [] }, undefined],
     ['filters of every operator', { filters: [{ field: 'id', op: 'gt', values: [1] }, { field: 'title', op: 'like', values: ['a'] }, { field: 'user_id', op: 'ne', values: [3] }], sort: [] }, undefined],
     ['a sort', { filters: [], sort: [{ field: 'title', descending: true }] }, undefined],
     ['a sort after a cursor', { filters: [], sort: [{ field: 'title', descending: true }] }, ['x', 5]],
     ['a sort after a cursor with a null key', { filters: [], sort: [{ field: 'title', descending: false }] }, [null, 5]],
+    ['a sort after a cursor whose long key changed (a prefix bound)', { filters: [], sort: [{ field: 'body', descending: true }, { field: 'title', descending: false }] }, [{ prefix: 'x' }, 'y', 5]],
     ['a filter and a sort after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [{ field: 'user_id', descending: false }, { field: 'title', descending: true }] }, [1, 'a', 9]],
     ['a default-order filter after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [] }, [4]],
     ['a search', { filters: [], sort: [], match: '"sunt"*' }, undefined],
