@@ -41,6 +41,13 @@ interface OrderKey {
  *   baseline's own table, read within the collection's rowid range.
  */
 function searchVisible(terms: number): string {
+  let sql = searchSql.get(terms);
+  if (sql === undefined) searchSql.set(terms, (sql = searchVisibleSql(terms)));
+  return sql;
+}
+const searchSql = new Map<number, string>();
+
+function searchVisibleSql(terms: number): string {
   if (terms === 0) return `SELECT 0 AS g, 0 AS k, 0 AS id, '' AS doc, 0.0 AS rank WHERE 0`;
   const range = Array.from({ length: terms }, (_, i) => i);
   const totals = (i: 0 | 1) => `(SELECT json_extract(value, '$[${i}]') FROM meta WHERE key = '${baseTotalsKey}')`;
@@ -96,7 +103,7 @@ export function createListCompiler(sqlite: Sqlite) {
   const tokenize = createQueryTokenizer(sqlite);
   const cache = new Map<string, Statement>();
 
-  function compile(shape: ListShape, anchor: AnchorValue[] | undefined) {
+  function compile(shape: ListShape, anchor: AnchorValue[] | undefined, terms: string[]) {
     const bind: Record<string, KeyValue> = {};
     let n = 0;
     const param = (value: KeyValue) => {
@@ -114,9 +121,6 @@ export function createListCompiler(sqlite: Sqlite) {
     });
     let source = visible;
     if (shape.match !== undefined) {
-      // Every word's FTS5 terms, each a prefix term that must match (a word the tokenizer splits
-      // counts as its parts; one it drops, as FTS5 drops an empty phrase, counts as nothing).
-      const terms = matchWords(shape.match).flatMap(tokenize);
       source = searchVisible(terms.length);
       if (terms.length) {
         Object.assign(bind, bm25, { match: terms.map(prefixPhrase).join(' ') });
@@ -167,12 +171,23 @@ export function createListCompiler(sqlite: Sqlite) {
   }
 
   return (shape: ListShape, anchor?: AnchorValue[]): CompiledList => {
-    const { sql, bind } = compile(shape, anchor);
-    let page = cache.get(sql);
+    // Every word's FTS5 terms, each a prefix term that must match (a word the tokenizer splits
+    // counts as its parts; one it drops, as FTS5 drops an empty phrase, counts as nothing).
+    const terms = shape.match === undefined ? [] : matchWords(shape.match).flatMap(tokenize);
+    const { sql, bind } = compile(shape, anchor, terms);
+    // Keyed by what decides the SQL's text (names, operators, counts, where the anchor is null or
+    // a prefix), not by the text itself: hashing a search's 3 KB of SQL cost more than building it.
+    const key = JSON.stringify([
+      shape.filters.map((f) => [f.field, f.op, f.values.length]),
+      shape.sort,
+      shape.match === undefined ? -1 : terms.length,
+      anchor?.map((v) => (v === null ? 0 : typeof v === 'object' ? 2 : 1)) ?? null,
+    ]);
+    let page = cache.get(key);
     if (!page) {
       if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
       page = sqlite.prepare(sql);
-      cache.set(sql, page);
+      cache.set(key, page);
     }
     return { page, bind };
   };

@@ -128,6 +128,8 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   };
   const own = {
     scratch: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (${packed(':sid', ':cid', ':n')}, :text)`),
+    terms: sqlite.prepare(`INSERT INTO search_terms (sid, cid, term, seq, count) SELECT :sid, :cid, key, :n, value FROM json_each(:counts)`),
+    doc: sqlite.prepare(`INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (:sid, :cid, :n, :length, :terms)`),
     removeTerms: sqlite.prepare(
       `DELETE FROM search_terms WHERE sid = :sid AND cid = :cid AND seq = :n
           AND term IN (SELECT value FROM json_each((SELECT terms FROM search_docs WHERE sid = :sid AND cid = :cid AND seq = :n)))`,
@@ -182,8 +184,14 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
       }
       own.removeTerms.run({ sid, cid, n });
       own.removeDoc.run({ sid, cid, n });
-      own.scratch.run({ sid, cid, n, text });
-      scratch.store();
+      const counts = asciiTerms(text);
+      if (!counts) {
+        own.scratch.run({ sid, cid, n, text });
+        scratch.store();
+      } else if (counts.size) {
+        own.terms.run({ sid, cid, n, counts: JSON.stringify(Object.fromEntries(counts)) });
+        own.doc.run({ sid, cid, n, length: [...counts.values()].reduce((a, b) => a + b, 0), terms: JSON.stringify([...counts.keys()]) });
+      }
     },
     remove(sid: number, cid: number, n: number): void {
       if (sid === 0) {
@@ -233,6 +241,19 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
 
+/**
+ * The terms of an ASCII-only text and how often each occurs, as `unicode61` makes them without
+ * asking SQLite (about 40 µs saved a write): in the ASCII range its token characters are exactly
+ * the letters and digits (categories L* and N*), folded to lower case. Undefined for any other
+ * text, which goes through FTS5's tokenizer (a unit test holds the two to the same answers).
+ */
+export function asciiTerms(text: string): Map<string, number> | undefined {
+  if (!/^[\x00-\x7f]*$/.test(text)) return undefined;
+  const counts = new Map<string, number>();
+  for (const term of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
 /** The first varint of an FTS5 record (SQLite's format: 7 bits a byte, big-endian, a 9th byte of 8). */
 function readVarint(block: Buffer): number {
   let value = 0;
@@ -255,9 +276,13 @@ export function createQueryTokenizer(sqlite: Sqlite, maxCached = 2000) {
   return (word: string): string[] => {
     let terms = cache.get(word);
     if (terms) return terms;
-    scratch.put.run({ rowid: 1, text: word });
-    terms = scratch.tokens.all() as string[];
-    scratch.clear.run();
+    const ascii = asciiTerms(word);
+    if (ascii) terms = [...ascii.keys()];
+    else {
+      scratch.put.run({ rowid: 1, text: word });
+      terms = scratch.tokens.all() as string[];
+      scratch.clear.run();
+    }
     if (cache.size >= maxCached) cache.delete(cache.keys().next().value!);
     cache.set(word, terms);
     return terms;

@@ -24,6 +24,29 @@ describe('search index', () => {
     expect(all('SELECT * FROM search_docs WHERE sid = 3')).toEqual([]);
   });
 
+  it("stores ASCII text (tokenized in JS) exactly as FTS5's tokenizer would (the rebuild path)", () => {
+    const next = (() => {
+      let seed = 11;
+      return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    })();
+    const chars = 'aZ9 _-.,\'"*:()\u0000\t\nQx0';
+    const texts = Array.from({ length: 40 }, () => Array.from({ length: Math.floor(next() * 60) }, () => chars[Math.floor(next() * chars.length)]).join(''));
+    texts.forEach((text, i) => index.put(8, 2, i + 1, text));
+    const fast = all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term');
+    const fastDocs = all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq');
+    // the same texts through FTS5's tokenizer: the scratch table, as a rebuild does
+    sqlite.exec('DELETE FROM search_terms WHERE sid = 8; DELETE FROM search_docs WHERE sid = 8;');
+    const scratch = sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES ((8 << 32) | (2 << 24) | ?, ?)`);
+    texts.forEach((text, i) => scratch.run(i + 1, text));
+    index.reindexSandbox(99); // stores whatever the scratch table holds
+    expect(all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term')).toEqual(fast);
+    expect(all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq').map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() }))).toEqual(
+      fastDocs.map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() })),
+    );
+    expect(fast.length).toBeGreaterThan(20);
+    index.forget(8);
+  });
+
   it('forgets one sandbox only, and keeps the baseline out of the sandbox tables', () => {
     for (const sid of [1, 2, 3, 256]) index.put(sid, 2, 1, `word${sid} shared`);
     index.put(0, 2, 5, 'baseline words');
