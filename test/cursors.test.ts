@@ -151,6 +151,108 @@ describe('cursor walks', () => {
   });
 });
 
+describe('cursors on long sort values', () => {
+  // A long sort value travels as a bounded prefix; the next page reads the rest from the anchor
+  // record (the cursor's id). Prefixes shared by several long values, both directions, and an
+  // anchor changed or deleted between pages (the walk may repeat, never skip).
+  const long = (prefix: string, tail: string, length = 6000) => prefix.repeat(Math.ceil(length / prefix.length)).slice(0, length - tail.length) + tail;
+
+  it('follows the nextCursor of a 6,000-character key (the issue 17 repro)', async () => {
+    const client = fresh();
+    expect((await client.patch('/posts/1', { body: long('x', 'y') })).status).toBe(200);
+    const first = await client.get('/posts?_sort=-body&limit=1');
+    expect(ids(first)).toEqual([1]);
+    const cursor = first.body.pagination.nextCursor as string;
+    expect(cursor.length).toBeLessThanOrEqual(4096);
+    const next = await client.get(`/posts?_sort=-body&limit=1&cursor=${cursor}`);
+    expect(next.status, next.text).toBe(200);
+    expect(ids(next)).toEqual(ids(await client.get('/posts?_sort=-body&limit=1&page=2')));
+  });
+
+  /** Six marked posts whose long bodies share a 5,990-character prefix (two of them equal), plus one short. */
+  async function seed(client: Client) {
+    const tails = ['c', 'a', 'e', 'b', 'e', 'd'];
+    const made: unknown[] = [];
+    for (const [i, tail] of tails.entries()) {
+      const answer = await client.post('/posts', { user_id: 1 + i, title: `longwalk ${'é'.repeat(480)}${i % 3}`, body: long('ü', tail) });
+      expect(answer.status, answer.text).toBe(200);
+      made.push(answer.body.id);
+    }
+    // a changed baseline record among them, and a short one
+    expect((await client.patch('/posts/3', { title: `longwalk ${'é'.repeat(480)}1`, body: long('ü', 'c') })).status).toBe(200);
+    expect((await client.patch('/posts/4', { title: 'longwalk short', body: 'üü' })).status).toBe(200);
+    return made;
+  }
+
+  it.each([
+    '/posts?title_like=longwalk&_sort=body',
+    '/posts?title_like=longwalk&_sort=-body',
+    '/posts?title_like=longwalk&_sort=body,title',
+    '/posts?title_like=longwalk&_sort=-body,-title',
+    '/posts?title_like=longwalk&_sort=title,-body',
+    '/posts?_sort=-body',
+  ])('walks %s one record a page, exactly', async (path) => {
+    const client = fresh();
+    await seed(client);
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 300; page++) {
+      const answer: Answer = await client.get(`${path}&limit=${path.includes('title_like') ? 1 : 3}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(answer.status, answer.text).toBe(200);
+      seen.push(...ids(answer));
+      cursor = answer.body.pagination.nextCursor;
+      if (!cursor) break;
+      expect(cursor.length).toBeLessThanOrEqual(4096);
+    }
+    expect(seen).toEqual(await allIds(client, path));
+  });
+
+  it.each([
+    ['/posts?title_like=longwalk&_sort=body', 'patched'],
+    ['/posts?title_like=longwalk&_sort=-body', 'patched'],
+    ['/posts?title_like=longwalk&_sort=body,title', 'patched'],
+    ['/posts?title_like=longwalk&_sort=-body', 'deleted'],
+    ['/posts?title_like=longwalk&_sort=body', 'deleted'],
+  ])('never skips a record when the anchor of %s is %s between pages', async (path, change) => {
+    const client = fresh();
+    await seed(client);
+    const before = await allIds(client, path);
+    const changed = new Set<unknown>();
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 300 && (page === 0 || cursor); page++) {
+      const answer: Answer = await client.get(`${path}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(answer.status, answer.text).toBe(200);
+      seen.push(...ids(answer));
+      cursor = answer.body.pagination.nextCursor;
+      const anchor = ids(answer).at(-1);
+      if (!cursor || anchor === undefined || changed.has(anchor)) continue;
+      changed.add(anchor);
+      if (change === 'deleted') expect((await client.delete(`/posts/${anchor}`)).status).toBe(200);
+      else {
+        // the same prefix with a tail that moves the record past all the others, whichever direction
+        const tail = path.includes('-body') ? '0' : 'z';
+        expect((await client.patch(`/posts/${anchor}`, { body: long('ü', tail) })).status).toBe(200);
+      }
+    }
+    expect(cursor).toBeNull();
+    for (const id of before) expect(seen, `record ${id}`).toContain(id);
+  });
+
+  it('still refuses a tampered long-key cursor', async () => {
+    const client = fresh();
+    await seed(client);
+    const cursor = (await client.get('/posts?title_like=longwalk&_sort=body&limit=2')).body.pagination.nextCursor as string;
+    const [fingerprint, ...key] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    expectProblem(await client.get(`/posts?title_like=longwalk&_sort=-body&cursor=${cursor}`), 400, 'INVALID_CURSOR');
+    expectProblem(await client.get(`/posts?title_like=longwalk&_sort=body&cursor=${encode([`${fingerprint}x`, ...key])}`), 400, 'INVALID_CURSOR');
+    expectProblem(await client.get(`/posts?title_like=longwalk&_sort=body&cursor=${encode([fingerprint, { p: 'x'.repeat(5000) }, key[1]])}`), 400, 'INVALID_CURSOR');
+    expectProblem(await client.get(`/posts?title_like=longwalk&_sort=body&cursor=${encode([fingerprint, { x: 1 }, key[1]])}`), 400, 'INVALID_CURSOR');
+    expectProblem(await client.get(`/posts?title_like=longwalk&_sort=body&cursor=${encode([fingerprint, key[0], key[0]])}`), 400, 'INVALID_CURSOR');
+  });
+});
+
 describe('invalid cursors', () => {
   it.each([
     ['garbage', 'not-a-cursor!'],

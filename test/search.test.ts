@@ -75,6 +75,51 @@ describe('q: full-text search', () => {
     expect(ids(deletedBaseline)).not.toContain(2);
   });
 
+  it("ranks, counts and cursors of a sandbox do not move when another sandbox writes the word", async () => {
+    const mine = fresh();
+    const other = fresh();
+    await mine.post('/posts', { user_id: 1, title: 'sunt here', body: 'mine sunt sunt' });
+    await mine.patch('/posts/7', { body: 'sunt changed by me' });
+    // `_=n` (ignored by the server) makes every request new, so no cached answer hides a change
+    let n = 0;
+    const look = async () => {
+      const all = await mine.get(`/posts?q=sunt&limit=200&_=${n++}`);
+      const pages: unknown[] = [];
+      for (const limit of [1, 3, 5, 8]) pages.push((await mine.get(`/posts?q=sunt&limit=${limit}&_=${n++}`)).body.pagination.nextCursor);
+      return { ids: ids(all), total: all.body.pagination.total, cursors: pages };
+    };
+    const before = await look();
+    const cursor = (await mine.get('/posts?q=sunt&limit=4')).body.pagination.nextCursor;
+    const restBefore = ids(await mine.get(`/posts?q=sunt&limit=200&cursor=${cursor}&_=${n++}`));
+    // The other sandbox fills the index with the word: created posts and changed baseline ones.
+    for (let i = 0; i < 30; i++) expect((await other.post('/posts', { user_id: 1, title: `sunt ${i}`, body: 'sunt '.repeat(1 + (i % 5)) })).status).toBe(200);
+    for (let id = 1; id <= 60; id++) expect((await other.patch(`/posts/${id}`, { title: id % 2 ? 'sunt' : 'nothing' })).status).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await other.post('/comments', { post_id: 1, name: 'sunt', email: `s${i}@example.com`, body: 'sunt sunt' })).status).toBe(200);
+    expect(await look()).toEqual(before);
+    expect(ids(await mine.get(`/posts?q=sunt&limit=200&cursor=${cursor}&_=${n++}`))).toEqual(restBefore);
+  });
+
+  it('scores own records with the baseline statistics: the same text ranks as the baseline record does', async () => {
+    const client = fresh();
+    const original = (await client.get('/posts/12')).body;
+    const words = `${original.title} ${original.body}`.split(/[^\p{L}\p{N}]+/u).filter((w: string) => w.length > 3);
+    const q = encodeURIComponent(words.slice(0, 4).join(' '));
+    const copy = await client.post('/posts', { user_id: 2, title: original.title, body: original.body });
+    await client.patch('/posts/40', { title: original.title, body: original.body });
+    const found = await client.get(`/posts?q=${q}&limit=3`);
+    // equal scores, ties by the default order: created records first, then by id
+    expect(ids(found)).toEqual([copy.body.id, 12, 40]);
+    const rankAt = async (limit: number) => {
+      const cursor = (await client.get(`/posts?q=${q}&limit=${limit}`)).body.pagination.nextCursor as string | null;
+      const full = (await client.get(`/posts?q=${q}&limit=200`)).body.data.length;
+      if (!cursor) return limit === full ? 'last' : 'none';
+      return JSON.parse(Buffer.from(cursor, 'base64url').toString())[1];
+    };
+    const ranks = [await rankAt(1), await rankAt(2)];
+    expect(typeof ranks[0]).toBe('number');
+    expect(ranks[1]).toBe(ranks[0]);
+  });
+
   it('forgets a sandbox search rows on reset', async () => {
     const client = fresh();
     await client.post('/todos', { user_id: 1, title: 'quokka todo', completed: false });

@@ -1,10 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import { visible } from './merged-view.js';
 import type { Sqlite } from './open.js';
-import { maxPackedNumber, rowidRange } from './search-index.js';
+import { baseTotalsKey, createQueryTokenizer, matchWords, maxPackedNumber, prefixPhrase, rowidRange } from './search-index.js';
 
 export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'like';
 export type KeyValue = string | number | null;
+/**
+ * A value a list continues after: a key value, or for a long text whose whole value is no longer
+ * known (its record changed or vanished), the prefix it started with.
+ */
+export type AnchorValue = KeyValue | { prefix: string };
 
 export interface ListShape {
   filters: { field: string; op: Operator; values: (string | number)[] }[];
@@ -23,23 +28,57 @@ interface OrderKey {
 
 /**
  * The search hits a sandbox sees, in the shape of the merged view plus `rank` (bm25, lower is
- * better): its own created and changed records that match (from its rowid range of the index),
- * and matching baseline records it has not overlaid (changed or deleted). Each FTS scan is
- * limited to one rowid range, so other sandboxes' rows are never read; the sandbox's scan is
- * skipped (a constant condition, checked before it) when the sandbox changed nothing here.
+ * better), for `terms` query terms (`:t0`, `:t1`, ... FTS5 tokens, each matching as a prefix):
+ *
+ * - its own created and changed records: the ones whose `search_terms` hold every term (each a
+ *   range of the primary key within the sandbox's rows), scored by FTS5's bm25 formula, written
+ *   out here term by term in FTS5's own order of operations (fts5_aux.c), with the baseline's
+ *   statistics: its row and token totals (`meta`) and each term's baseline row count (`:q<i>`,
+ *   the term as an FTS5 prefix phrase). k1, b and the idf floor are bound from JS so they are the
+ *   same doubles FTS5 compiled in. So an own record scores exactly as the same text would in
+ *   the baseline, and no other sandbox's rows are read or counted;
+ * - the matching baseline records it has not overlaid, scored by FTS5 itself (`rank`) on the
+ *   baseline's own table, read within the collection's rowid range.
  */
-const searchVisible = `
+function searchVisible(terms: number): string {
+  let sql = searchSql.get(terms);
+  if (sql === undefined) searchSql.set(terms, (sql = searchVisibleSql(terms)));
+  return sql;
+}
+const searchSql = new Map<number, string>();
+
+function searchVisibleSql(terms: number): string {
+  if (terms === 0) return `SELECT 0 AS g, 0 AS k, 0 AS id, '' AS doc, 0.0 AS rank WHERE 0`;
+  const range = Array.from({ length: terms }, (_, i) => i);
+  const totals = (i: 0 | 1) => `(SELECT json_extract(value, '$[${i}]') FROM meta WHERE key = '${baseTotalsKey}')`;
+  const avgdl = `(SELECT CASE WHEN r > 0 AND t > 0 THEN CAST(t AS REAL) / r ELSE 1.0 END FROM (SELECT ${totals(0)} AS r, ${totals(1)} AS t))`;
+  const idf = (i: number) =>
+    `(SELECT CASE WHEN v <= 0.0 THEN :tiny ELSE v END FROM (SELECT ln((coalesce(${totals(0)}, 0) - hits + 0.5) / (hits + 0.5)) AS v
+        FROM (SELECT count(*) AS hits FROM search_base WHERE search_base MATCH :q${i})))`;
+  const score = range.map((i) => `${idf(i)} * ((f${i} * (:k1 + 1.0)) / (f${i} + :k1 * (1 - :b + :b * d.length / ${avgdl})))`);
+  const hits = range.map(
+    (i) => `SELECT ${i} AS i, seq, count FROM search_terms WHERE sid = :sid AND cid = :cid AND term >= :t${i} AND term < :t${i} || char(1114111)`,
+  );
+  const own = `
+    SELECT f.seq AS seq, -1.0 * (0.0 + ${score.join(' + ')}) AS rank
+      FROM (SELECT seq, ${range.map((i) => `sum(count) FILTER (WHERE i = ${i}) AS f${i}`).join(', ')}, count(DISTINCT i) AS found
+              FROM (${hits.join(' UNION ALL ')}) GROUP BY seq) f
+      JOIN search_docs d ON d.sid = :sid AND d.cid = :cid AND d.seq = f.seq
+     WHERE f.found = ${terms}`;
+  return `
   SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank
-    FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
-             AND rowid BETWEEN ${rowidRange.lo(':sid', ':cid')} AND ${rowidRange.hi(':sid', ':cid')}
-             AND EXISTS (SELECT 1 FROM overlay INDEXED BY overlay_by_state WHERE sid = :sid AND cid = :cid AND state IN (1, 2))) h
-    JOIN overlay o INDEXED BY overlay_by_state ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = (h.r & ${maxPackedNumber})
+    FROM (${own}) h
+    JOIN overlay o INDEXED BY overlay_by_state ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = h.seq
   UNION ALL
   SELECT 1, b.id, b.id, b.doc, h.rank
-    FROM (SELECT rowid AS r, rank FROM search WHERE search MATCH :match
+    FROM (SELECT rowid AS r, rank FROM search_base WHERE search_base MATCH :match
              AND rowid BETWEEN ${rowidRange.lo('0', ':cid')} AND ${rowidRange.hi('0', ':cid')}) h
     JOIN base b ON b.cid = :cid AND b.id = (h.r & ${maxPackedNumber})
    WHERE NOT EXISTS (SELECT 1 FROM overlay o WHERE o.sid = :sid AND o.cid = :cid AND o.id = b.id)`;
+}
+
+/** FTS5's bm25 constants (fts5_aux.c), bound as JS doubles, as the C compiler reads them. */
+const bm25 = { k1: 1.2, b: 0.75, tiny: 1e-6 };
 
 const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const maxCachedShapes = 500;
@@ -61,10 +100,10 @@ export interface CompiledList {
  * bounded cache.
  */
 export function createListCompiler(sqlite: Sqlite) {
-  const rankNow = sqlite.prepare(`SELECT rank FROM (${searchVisible}) WHERE k = :k`).pluck();
+  const tokenize = createQueryTokenizer(sqlite);
   const cache = new Map<string, Statement>();
 
-  function compile(shape: ListShape, anchor: KeyValue[] | undefined) {
+  function compile(shape: ListShape, anchor: AnchorValue[] | undefined, terms: string[]) {
     const bind: Record<string, KeyValue> = {};
     let n = 0;
     const param = (value: KeyValue) => {
@@ -80,8 +119,14 @@ export function createListCompiler(sqlite: Sqlite) {
       if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
       return values.map((v) => `${e} ${comparison[op]} ${param(v)}`).join(' AND ');
     });
-    if (shape.match !== undefined) bind.match = shape.match;
-    const source = shape.match !== undefined ? searchVisible : visible;
+    let source = visible;
+    if (shape.match !== undefined) {
+      source = searchVisible(terms.length);
+      if (terms.length) {
+        Object.assign(bind, bm25, { match: terms.map(prefixPhrase).join(' ') });
+        terms.forEach((term, i) => Object.assign(bind, { [`t${i}`]: term, [`q${i}`]: prefixPhrase(term) }));
+      }
+    }
     const columns = shape.match !== undefined ? 'k, id, doc, rank' : 'k, id, doc';
     const filtered = `SELECT ${columns} FROM (${source})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
 
@@ -90,17 +135,24 @@ export function createListCompiler(sqlite: Sqlite) {
 
     let after = '';
     if (anchor) {
-      const values = keys.map((key, i) => {
-        return anchor[i] === null ? null : param(anchor[i]);
-      });
-      const beyond = (key: OrderKey, value: string | null) => {
+      // A prefix bound ends the key there: rows at or after any value with that prefix (and the
+      // rest of the key unknown) follow. Ascending, the prefix itself sorts first; descending,
+      // everything below it or starting with it (then NULLs, which sort last descending).
+      const cut = anchor.findIndex((v) => v !== null && typeof v === 'object');
+      const used = cut < 0 ? keys.length : cut + 1;
+      const values = anchor.slice(0, used).map((v) => (v === null ? null : param(typeof v === 'object' ? v.prefix : v)));
+      const beyond = (key: OrderKey, value: string | null, i: number) => {
+        if (i === cut) {
+          if (!key.descending) return `${key.expr} >= ${value}`;
+          return `(${key.expr} < ${value} OR substr(${key.expr}, 1, length(${value})) = ${value}${key.nullable ? ` OR ${key.expr} IS NULL` : ''})`;
+        }
         if (value === null) return key.descending ? '0' : `${key.expr} IS NOT NULL`; // NULLs sort first ascending
         if (key.descending) return key.nullable ? `(${key.expr} < ${value} OR ${key.expr} IS NULL)` : `${key.expr} < ${value}`;
         return `${key.expr} > ${value}`;
       };
-      const branches = keys.map((key, i) => {
+      const branches = keys.slice(0, used).map((key, i) => {
         const equal = keys.slice(0, i).map((k, j) => (values[j] === null ? `${k.expr} IS NULL` : `${k.expr} IS ${values[j]}`));
-        return [...equal, beyond(key, values[i])].join(' AND ');
+        return [...equal, beyond(key, values[i]!, i)].join(' AND ');
       });
       after = ` WHERE (${branches.map((b) => `(${b})`).join(' OR ')})`;
     }
@@ -118,18 +170,24 @@ export function createListCompiler(sqlite: Sqlite) {
     };
   }
 
-  return (shape: ListShape, anchor?: KeyValue[], where?: { sid: number; cid: number }): CompiledList => {
-    if (anchor && where && shape.match !== undefined && !shape.sort.length) {
-      // Ranks move as the index changes: continue from the anchor record's rank now, if it still matches.
-      const rank = rankNow.get({ ...where, match: shape.match, k: anchor[1] }) as number | undefined;
-      if (rank !== undefined) anchor = [rank, anchor[1]];
-    }
-    const { sql, bind } = compile(shape, anchor);
-    let page = cache.get(sql);
+  return (shape: ListShape, anchor?: AnchorValue[]): CompiledList => {
+    // Every word's FTS5 terms, each a prefix term that must match (a word the tokenizer splits
+    // counts as its parts; one it drops, as FTS5 drops an empty phrase, counts as nothing).
+    const terms = shape.match === undefined ? [] : matchWords(shape.match).flatMap(tokenize);
+    const { sql, bind } = compile(shape, anchor, terms);
+    // Keyed by what decides the SQL's text (names, operators, counts, where the anchor is null or
+    // a prefix), not by the text itself: hashing a search's 3 KB of SQL cost more than building it.
+    const key = JSON.stringify([
+      shape.filters.map((f) => [f.field, f.op, f.values.length]),
+      shape.sort,
+      shape.match === undefined ? -1 : terms.length,
+      anchor?.map((v) => (v === null ? 0 : typeof v === 'object' ? 2 : 1)) ?? null,
+    ]);
+    let page = cache.get(key);
     if (!page) {
       if (cache.size >= maxCachedShapes) cache.delete(cache.keys().next().value!);
       page = sqlite.prepare(sql);
-      cache.set(sql, page);
+      cache.set(key, page);
     }
     return { page, bind };
   };

@@ -171,3 +171,32 @@ export const mailbox = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sid, t.seq] })],
 );
+
+/**
+ * A sandbox's own records in the search index (DDL in `search-index.ts`, with the baseline's
+ * FTS5 table): each record's terms as FTS5's tokenizer makes them, with how often each occurs.
+ */
+export const searchTerms = sqliteTable(
+  'search_terms',
+  {
+    sid: integer('sid').notNull(),
+    cid: integer('cid').notNull(),
+    term: text('term').notNull(),
+    seq: integer('seq').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.cid, t.term, t.seq] })],
+);
+
+/** Each indexed own record's length in tokens and its terms (a JSON array, to delete them). */
+export const searchDocs = sqliteTable(
+  'search_docs',
+  {
+    sid: integer('sid').notNull(),
+    cid: integer('cid').notNull(),
+    seq: integer('seq').notNull(),
+    length: integer('length').notNull(),
+    terms: text('terms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.cid, t.seq] })],
+);

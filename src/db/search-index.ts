@@ -1,21 +1,51 @@
 import type { Sqlite } from './open.js';
 
 /**
- * The full-text index (FTS5) over every collection's searchable fields, baseline and overlays.
+ * The full-text index over every collection's searchable fields, built so that a sandbox's
+ * search depends only on the baseline and its own changes (contract section 12).
  *
- * One contentless table (`content=''`, `contentless_delete=1`): it stores the index only, never
- * the text, and each row's rowid packs where the record lives:
+ * - The baseline lives in its own contentless FTS5 table, `search_base`, whose rowid packs the
+ *   record (`cid << 24 | id`), so `rowid BETWEEN lo AND hi` reads one collection. FTS5's bm25
+ *   there uses the baseline's statistics: its row count, average length and, per query term,
+ *   the number of baseline rows that hold it.
+ * - A sandbox's own records (created and changed, keyed by the overlay row's `seq`) live in two
+ *   plain tables: `search_terms` (sid, cid, term, seq, count), the record's terms as FTS5's
+ *   tokenizer makes them with how often each occurs, and `search_docs` (sid, cid, seq, length,
+ *   terms), its length in tokens and its terms (to delete them). Matching a prefix term is a
+ *   range of the primary key within the sandbox's own rows, and the list compiler scores those
+ *   rows with FTS5's bm25 formula in SQL, fed the baseline's statistics (`search_base_totals`
+ *   in `meta`, and the term counts of `search_base`). So another sandbox's rows are never read,
+ *   never counted, and a reset drops the sandbox's rows with one range statement per table.
  *
- *     rowid = sid << 32 | cid << 24 | n
- *
- * where sid 0 is the baseline (n = the record's id) and any other sid is a sandbox (n = the
- * overlay row's `seq`, stable while the row exists). So `rowid BETWEEN lo AND hi` jumps straight
- * to one sandbox's rows of one collection, and a reset drops a sandbox's rows in one statement.
+ * Terms come from FTS5's own tokenizer (`unicode61 remove_diacritics 2`): text goes through a
+ * scratch FTS5 table in the connection's temp schema and is read back through an `fts5vocab`
+ * instance table, so the overlay's terms are exactly what the baseline's index holds.
  */
+const tokenizer = `tokenize = 'unicode61 remove_diacritics 2'`;
+
 export const searchDdl = `
-CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(
-  text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
-);`;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_base USING fts5(text, content = '', contentless_delete = 1, ${tokenizer});
+CREATE TABLE IF NOT EXISTS search_terms (
+  sid INTEGER NOT NULL,
+  cid INTEGER NOT NULL,
+  term TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (sid, cid, term, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS search_docs (
+  sid INTEGER NOT NULL,
+  cid INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  terms TEXT NOT NULL,
+  PRIMARY KEY (sid, cid, seq)
+) WITHOUT ROWID;`;
+
+/** Per connection: the scratch table that runs the tokenizer, and its instance view. */
+const scratchDdl = `
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_scratch USING fts5(text, content = '', contentless_delete = 1, ${tokenizer});
+CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_scratch_terms USING fts5vocab(temp, search_scratch, instance);`;
 
 /** What the index needs of a collection: its number and the fields it searches. */
 export interface Searchable {
@@ -27,14 +57,18 @@ export interface Searchable {
 export const maxPackedNumber = 2 ** 24 - 1;
 
 /**
- * The SQL for the packed rowid, computed by SQLite in 64-bit integers (JS numbers would bind as
- * REAL). Every shift is bracketed: SQLite gives `<<` and `|` the same precedence.
+ * The SQL for a packed rowid, `sid << 32 | cid << 24 | n`, computed by SQLite in 64-bit integers
+ * (JS numbers would bind as REAL). Every shift is bracketed: SQLite gives `<<` and `|` the same
+ * precedence. `search_base` uses sid 0; the scratch table packs all three to rebuild many rows at once.
  */
 const packed = (sid: string, cid: string, n: string) => `(((${sid}) << 32) | ((${cid}) << 24) | (${n}))`;
 export const rowidRange = {
   lo: (sid: string, cid: string) => packed(sid, cid, '0'),
   hi: (sid: string, cid: string) => packed(sid, cid, String(maxPackedNumber)),
 };
+
+/** The `meta` key holding the baseline's `[rows, tokens]`, as FTS5 counts them for bm25. */
+export const baseTotalsKey = 'search_base_totals';
 
 /** The text indexed for a record: its searchable fields (dotted paths allowed), space separated. */
 export function searchText(fields: string[], record: Record<string, unknown>): string {
@@ -53,58 +87,151 @@ function searchTextSql(fields: string[]): string {
   return `concat_ws(' ', ${fields.map((f) => `json_extract(doc, '$.${f.replace(/'/g, "''")}')`).join(', ')})`;
 }
 
+/**
+ * Moves whatever the scratch table holds into `search_terms`/`search_docs` (its rowids packed
+ * as sid, cid, seq) and empties it: one set of statements for one record or a whole rebuild.
+ */
+function scratchStatements(sqlite: Sqlite) {
+  sqlite.exec(scratchDdl);
+  const doc = { sid: 'doc >> 32', cid: '(doc >> 24) & 255', seq: `doc & ${maxPackedNumber}` };
+  const terms = sqlite.prepare(
+    `INSERT INTO search_terms (sid, cid, term, seq, count)
+     SELECT ${doc.sid}, ${doc.cid}, term, ${doc.seq}, count(*) FROM temp.search_scratch_terms GROUP BY doc, term`,
+  );
+  const docs = sqlite.prepare(
+    `INSERT INTO search_docs (sid, cid, seq, length, terms)
+     SELECT ${doc.sid}, ${doc.cid}, ${doc.seq}, count(*), json_group_array(DISTINCT term) FROM temp.search_scratch_terms GROUP BY doc`,
+  );
+  const clear = sqlite.prepare(`INSERT INTO temp.search_scratch (search_scratch) VALUES ('delete-all')`);
+  return {
+    put: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (:rowid, :text)`),
+    store(): void {
+      terms.run();
+      docs.run();
+      clear.run();
+    },
+    clear,
+    tokens: sqlite.prepare(`SELECT term FROM temp.search_scratch_terms ORDER BY offset`).pluck(),
+  };
+}
+
 /** Writes to the index. Callers run these inside their own write transaction. */
 export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
-  const put = sqlite.prepare(`INSERT OR REPLACE INTO search (rowid, text) VALUES (${packed(':sid', ':cid', ':n')}, :text)`);
-  const remove = sqlite.prepare(`DELETE FROM search WHERE rowid = ${packed(':sid', ':cid', ':n')}`);
-  const forget = sqlite.prepare(`DELETE FROM search WHERE rowid BETWEEN ${packed(':sid', '0', '0')} AND ${packed(':sid', '255', String(maxPackedNumber))}`);
+  const scratch = scratchStatements(sqlite);
+  const base = {
+    put: sqlite.prepare(`INSERT OR REPLACE INTO search_base (rowid, text) VALUES (${packed('0', ':cid', ':n')}, :text)`),
+    remove: sqlite.prepare(`DELETE FROM search_base WHERE rowid = ${packed('0', ':cid', ':n')}`),
+    clear: sqlite.prepare(`INSERT INTO search_base (search_base) VALUES ('delete-all')`),
+    // FTS5 writes its own totals (the averages record) only at commit; each row's size is written at once.
+    sizes: sqlite.prepare(`SELECT sz FROM search_base_docsize`).pluck(),
+    writeTotals: sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('${baseTotalsKey}', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
+  };
+  const own = {
+    scratch: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (${packed(':sid', ':cid', ':n')}, :text)`),
+    terms: sqlite.prepare(`INSERT INTO search_terms (sid, cid, term, seq, count) SELECT :sid, :cid, key, :n, value FROM json_each(:counts)`),
+    doc: sqlite.prepare(`INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (:sid, :cid, :n, :length, :terms)`),
+    removeTerms: sqlite.prepare(
+      `DELETE FROM search_terms WHERE sid = :sid AND cid = :cid AND seq = :n
+          AND term IN (SELECT value FROM json_each((SELECT terms FROM search_docs WHERE sid = :sid AND cid = :cid AND seq = :n)))`,
+    ),
+    removeDoc: sqlite.prepare(`DELETE FROM search_docs WHERE sid = :sid AND cid = :cid AND seq = :n`),
+    forgetTerms: sqlite.prepare(`DELETE FROM search_terms WHERE sid = :sid`),
+    forgetDocs: sqlite.prepare(`DELETE FROM search_docs WHERE sid = :sid`),
+  };
   const readVersion = sqlite.prepare(`SELECT value FROM meta WHERE key = 'search_index'`).pluck();
   const writeVersion = sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('search_index', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
-  // The layout version is part of it: files indexed with the old (mis-bracketed) rowids are rebuilt.
-  const fingerprint = JSON.stringify(['rowid-v2', collections.map((c) => [c.cid, c.searchable])]);
+  // The layout is part of it: files indexed the old ways (one shared FTS5 table) are rebuilt.
+  const fingerprint = JSON.stringify(['baseline-stats-v3', collections.map((c) => [c.cid, c.searchable])]);
   const reindexRows = collections.map((c) => ({
-    baseline: sqlite.prepare(`INSERT INTO search (rowid, text) SELECT ${packed('0', String(c.cid), 'id')}, ${searchTextSql(c.searchable)} FROM base WHERE cid = ${c.cid}`),
+    baseline: sqlite.prepare(`INSERT INTO search_base (rowid, text) SELECT ${packed('0', String(c.cid), 'id')}, ${searchTextSql(c.searchable)} FROM base WHERE cid = ${c.cid}`),
     sandbox: sqlite.prepare(
-      `INSERT INTO search (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
+      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
          FROM overlay WHERE sid = :sid AND cid = ${c.cid} AND state IN (1, 2)`,
     ),
     everySandbox: sqlite.prepare(
-      `INSERT INTO search (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
+      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
          FROM overlay WHERE cid = ${c.cid} AND state IN (1, 2)`,
     ),
   }));
 
+  /**
+   * Stores the baseline's totals as FTS5's bm25 reads them (row count and token count, from the
+   * size FTS5 keeps of each row) where the list SQL reads them. Baseline writes are rare (a
+   * fixtures load), so summing every row's size then is cheap enough.
+   */
+  function saveTotals(): void {
+    let rows = 0;
+    let tokens = 0;
+    for (const size of base.sizes.iterate() as Iterable<Buffer>) {
+      rows++;
+      tokens += readVarint(size);
+    }
+    base.writeTotals.run(JSON.stringify([rows, tokens]));
+  }
+
+  function forgetOwn(sid: number): void {
+    own.forgetTerms.run({ sid });
+    own.forgetDocs.run({ sid });
+  }
+
   const index = {
     /** Indexes (or re-indexes) one record of a sandbox (sid > 0) or of the baseline (sid 0). */
     put(sid: number, cid: number, n: number, text: string): void {
-      put.run({ sid, cid, n, text });
+      if (sid === 0) {
+        base.put.run({ cid, n, text });
+        saveTotals();
+        return;
+      }
+      own.removeTerms.run({ sid, cid, n });
+      own.removeDoc.run({ sid, cid, n });
+      const counts = asciiTerms(text);
+      if (!counts) {
+        own.scratch.run({ sid, cid, n, text });
+        scratch.store();
+      } else if (counts.size) {
+        own.terms.run({ sid, cid, n, counts: JSON.stringify(Object.fromEntries(counts)) });
+        own.doc.run({ sid, cid, n, length: [...counts.values()].reduce((a, b) => a + b, 0), terms: JSON.stringify([...counts.keys()]) });
+      }
     },
     remove(sid: number, cid: number, n: number): void {
-      remove.run({ sid, cid, n });
+      if (sid === 0) {
+        base.remove.run({ cid, n });
+        saveTotals();
+        return;
+      }
+      own.removeTerms.run({ sid, cid, n });
+      own.removeDoc.run({ sid, cid, n });
     },
-    /** Drops every row of a sandbox (sid > 0) or of the baseline (sid 0) in one statement. */
+    /** Drops every row of a sandbox (sid > 0: one range statement per table) or of the baseline (sid 0). */
     forget(sid: number): void {
-      forget.run({ sid });
+      if (sid === 0) {
+        base.clear.run();
+        saveTotals();
+        return;
+      }
+      forgetOwn(sid);
     },
     /** Rebuilds a sandbox's rows from its overlay (after import or snapshot restore). */
     reindexSandbox(sid: number): void {
-      forget.run({ sid });
+      forgetOwn(sid);
       for (const rows of reindexRows) rows.sandbox.run({ sid });
+      scratch.store();
     },
     /** Rebuilds the baseline's rows from `base` (after the fixtures were loaded). */
     reindexBaseline(): void {
-      forget.run({ sid: 0 });
+      base.clear.run();
       for (const rows of reindexRows) rows.baseline.run();
+      saveTotals();
     },
-    /** Rebuilds everything when the file's index was built for other searchable fields (or never). */
+    /** Rebuilds everything when the file's index was built for other searchable fields or another layout (or never). */
     ensureBuilt(): void {
       if (readVersion.get() === fingerprint) return;
       sqlite.transaction(() => {
-        sqlite.prepare(`DELETE FROM search`).run();
-        for (const rows of reindexRows) {
-          rows.baseline.run();
-          rows.everySandbox.run();
-        }
+        sqlite.exec(`DROP TABLE IF EXISTS search; DELETE FROM search_terms; DELETE FROM search_docs;`);
+        scratch.clear.run();
+        index.reindexBaseline();
+        for (const rows of reindexRows) rows.everySandbox.run();
+        scratch.store();
         writeVersion.run(fingerprint);
       }).immediate();
     },
@@ -113,6 +240,54 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
 }
 
 export type SearchIndex = ReturnType<typeof createSearchIndex>;
+
+/**
+ * The terms of an ASCII-only text and how often each occurs, as `unicode61` makes them without
+ * asking SQLite (about 40 µs saved a write): in the ASCII range its token characters are exactly
+ * the letters and digits (categories L* and N*), folded to lower case. Undefined for any other
+ * text, which goes through FTS5's tokenizer (a unit test holds the two to the same answers).
+ */
+export function asciiTerms(text: string): Map<string, number> | undefined {
+  if (!/^[\x00-\x7f]*$/.test(text)) return undefined;
+  const counts = new Map<string, number>();
+  for (const term of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/** The first varint of an FTS5 record (SQLite's format: 7 bits a byte, big-endian, a 9th byte of 8). */
+function readVarint(block: Buffer): number {
+  let value = 0;
+  for (let i = 0; i < 9 && i < block.length; i++) {
+    const byte = block[i]!;
+    if (i === 8) return value * 256 + byte;
+    value = value * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) break;
+  }
+  return value;
+}
+
+/**
+ * The tokenizer for query words (FTS5's own, through the scratch table), with the last answers
+ * kept: each search needs its words' terms to read `search_terms`.
+ */
+export function createQueryTokenizer(sqlite: Sqlite, maxCached = 2000) {
+  const scratch = scratchStatements(sqlite);
+  const cache = new Map<string, string[]>();
+  return (word: string): string[] => {
+    let terms = cache.get(word);
+    if (terms) return terms;
+    const ascii = asciiTerms(word);
+    if (ascii) terms = [...ascii.keys()];
+    else {
+      scratch.put.run({ rowid: 1, text: word });
+      terms = scratch.tokens.all() as string[];
+      scratch.clear.run();
+    }
+    if (cache.size >= maxCached) cache.delete(cache.keys().next().value!);
+    cache.set(word, terms);
+    return terms;
+  };
+}
 
 /** The words of client text as the tokenizer sees them: runs of letters and digits. */
 export function searchWords(text: string): string[] {
@@ -128,3 +303,11 @@ export function toMatchQuery(text: string, maxTerms = 32): string | undefined {
     .map((word) => `"${word}"*`)
     .join(' ');
 }
+
+/** The words of a query made by `toMatchQuery`, back again. */
+export function matchWords(match: string): string[] {
+  return [...match.matchAll(/"([^"]*)"\*/g)].map((m) => m[1]!);
+}
+
+/** A term as an FTS5 prefix phrase (terms hold no quotes, but any would be doubled). */
+export const prefixPhrase = (term: string) => `"${term.replace(/"/g, '""')}"*`;

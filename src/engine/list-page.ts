@@ -1,8 +1,8 @@
-import type { KeyValue, ListShape } from '../db/list-sql.js';
+import type { AnchorValue, KeyValue, ListShape } from '../db/list-sql.js';
 import { orderKeyCount } from '../db/list-sql.js';
 import { invalidCursor } from '../errors.js';
 import type { Json, StoreContext } from './collection-store.js';
-import { decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
+import { decodeCursor, encodeCursor, queryFingerprint, valueHash, type CursorValue } from './cursor.js';
 import type { CollectionDefinition } from './definition.js';
 import type { ListQuery } from './list-query.js';
 import { attachRelations } from './relations.js';
@@ -38,7 +38,8 @@ export function listPage(context: StoreContext, definition: CollectionDefinition
   const offset = (query.page - 1) * limit;
   const shape: ListShape = { filters: query.filters, sort: query.sort, match: query.match ?? undefined };
   const fingerprint = queryFingerprint(definition.name, shape);
-  const anchor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, fingerprint, orderKeyCount(shape));
+  const decoded = query.cursor === undefined ? undefined : decodeCursor(query.cursor, fingerprint, orderKeyCount(shape));
+  const anchor = decoded && resolveAnchor(context, definition.cid, sid, shape, decoded);
 
   const rows: Rows =
     query.match === null
@@ -68,8 +69,34 @@ export function listPage(context: StoreContext, definition: CollectionDefinition
   return { json, pagination };
 }
 
+/**
+ * A cursor's key with its shortened values made whole again from the anchor record (the key's last
+ * value is its id) when the record still holds the value the cursor was made from (same hash);
+ * otherwise they stay prefix bounds, which the compiler turns into a condition that repeats
+ * rather than skips. Only sort fields can be shortened: id, k and rank are never long.
+ */
+function resolveAnchor(context: StoreContext, cid: number, sid: number, shape: ListShape, key: CursorValue[]): AnchorValue[] {
+  if (!key.some((v) => v !== null && typeof v === 'object')) return key as KeyValue[];
+  const id = key[key.length - 1];
+  if (!shape.sort.length || id === null || typeof id === 'object') throw invalidCursor('is not a cursor');
+  let doc: unknown;
+  const found = context.view.get.get({ sid, cid, id }) as { doc: string | null } | undefined;
+  if (found?.doc) doc = JSON.parse(found.doc);
+  return key.map((value, i) => {
+    if (value === null || typeof value !== 'object') return value;
+    const now = fieldOf(doc, shape.sort[i]!.field);
+    return typeof now === 'string' && now.startsWith(value.prefix) && valueHash(now) === value.hash ? now : { prefix: value.prefix };
+  });
+}
+
+function fieldOf(doc: unknown, path: string): unknown {
+  let value = doc;
+  for (const part of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
 /** No filter, search or sort: the merged view's own statements, each arm walking its index. */
-function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit: number, offset: number, anchor?: KeyValue[]): Rows {
+function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit: number, offset: number, anchor?: AnchorValue[]): Rows {
   const { view } = context;
   let row: { json: string; last: number | null; total: number; remaining?: number };
   if (anchor) {
@@ -83,8 +110,8 @@ function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit
   return { json: row.json, total, remaining, last: row.last === null ? undefined : [row.last] };
 }
 
-function compiledRows(context: StoreContext, cid: number, sid: number, shape: ListShape, limit: number, offset: number, anchor?: KeyValue[]): Rows {
-  const compiled = context.compileList(shape, anchor, { sid, cid });
+function compiledRows(context: StoreContext, cid: number, sid: number, shape: ListShape, limit: number, offset: number, anchor?: AnchorValue[]): Rows {
+  const compiled = context.compileList(shape, anchor);
   const bind = { ...compiled.bind, sid, cid };
   const row = compiled.page.get({ ...bind, limit, offset: anchor ? 0 : offset }) as { json: string; keys: string | null; total: number; remaining?: number };
   const { total, remaining } = row;

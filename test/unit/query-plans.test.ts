@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Statement } from 'better-sqlite3';
-import { createListCompiler, type KeyValue, type ListShape } from '../../src/db/list-sql.js';
+import { createListCompiler, type AnchorValue, type ListShape } from '../../src/db/list-sql.js';
 import { prepareMergedView } from '../../src/db/merged-view.js';
 import { openDatabase } from '../../src/db/open.js';
 
@@ -18,8 +18,11 @@ function planOf(statement: Statement, bind: Record<string, unknown>): string[] {
 function expectIndexed(plan: string[]): void {
   for (const line of plan) {
     expect(line, plan.join('\n')).not.toMatch(/^SCAN (o|b|overlay|base)\b/);
-    // the search index is only ever read by MATCH within one rowid range (M = match, >< = range)
-    if (/VIRTUAL TABLE/.test(line) && line.includes('search')) expect(line).toMatch(/M\d+></);
+    // full-text reads: the baseline's FTS5 table by MATCH only (M), never a scan; a sandbox's own
+    // terms through their primary key within the sandbox and collection, never another's rows
+    if (/VIRTUAL TABLE/.test(line) && !line.includes('json_each')) expect(line).toMatch(/^SCAN search_base VIRTUAL TABLE INDEX \d+:M\d+/);
+    if (line.includes('search_terms')) expect(line).toBe('SEARCH search_terms USING PRIMARY KEY (sid=? AND cid=? AND term>? AND term<?)');
+    if (line.includes('search_docs') || / d USING/.test(line)) expect(line).toMatch(/SEARCH (search_docs|d) USING PRIMARY KEY \(sid=\? AND cid=\? AND seq=\?\)/);
   }
   expect(plan.some((line) => /SEARCH (o|overlay) USING (PRIMARY KEY|(COVERING )?INDEX overlay_by_state)/.test(line)), plan.join('\n')).toBe(true);
 }
@@ -42,20 +45,28 @@ describe('query plans', () => {
     expect(planOf(view.pageAfter, { ...where, limit: 10, after: 3 }).join('\n')).toContain('overlay_by_state (sid=? AND cid=? AND state=? AND seq<?)');
   });
 
-  const shapes: [string, ListShape, KeyValue[] | undefined][] = [
+  const shapes: [string, ListShape, AnchorValue[] | undefined][] = [
     ['a filter', { filters: [{ field: 'user_id', op: 'eq', values: [1, 2] }], sort: [] }, undefined],
     ['filters of every operator', { filters: [{ field: 'id', op: 'gt', values: [1] }, { field: 'title', op: 'like', values: ['a'] }, { field: 'user_id', op: 'ne', values: [3] }], sort: [] }, undefined],
     ['a sort', { filters: [], sort: [{ field: 'title', descending: true }] }, undefined],
     ['a sort after a cursor', { filters: [], sort: [{ field: 'title', descending: true }] }, ['x', 5]],
     ['a sort after a cursor with a null key', { filters: [], sort: [{ field: 'title', descending: false }] }, [null, 5]],
+    ['a sort after a cursor whose long key changed (a prefix bound)', { filters: [], sort: [{ field: 'body', descending: true }, { field: 'title', descending: false }] }, [{ prefix: 'x' }, 'y', 5]],
     ['a filter and a sort after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [{ field: 'user_id', descending: false }, { field: 'title', descending: true }] }, [1, 'a', 9]],
     ['a default-order filter after a cursor', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [] }, [4]],
     ['a search', { filters: [], sort: [], match: '"sunt"*' }, undefined],
     ['a search after a cursor', { filters: [], sort: [], match: '"sunt"*' }, [-1.5, 4]],
+    ['a search of three words', { filters: [], sort: [], match: '"sunt"* "et"* "qui"*' }, undefined],
     ['a search with a filter and a sort', { filters: [{ field: 'user_id', op: 'eq', values: [1] }], sort: [{ field: 'id', descending: true }], match: '"sunt"*' }, [3, 3]],
   ];
   it.each(shapes)('a list with %s uses the indexes', (_name, shape, anchor) => {
-    const compiled = compile(shape, anchor, where);
-    expectIndexed(planOf(compiled.page, { ...compiled.bind, ...where, limit: 10, offset: 0 }));
+    const compiled = compile(shape, anchor);
+    const plan = planOf(compiled.page, { ...compiled.bind, ...where, limit: 10, offset: 0 });
+    expectIndexed(plan);
+    if (shape.match !== undefined) {
+      // the baseline arm reads one collection's rowid range (M = match, >< = range); each term is one range of the sandbox's own terms
+      expect(plan.some((line) => /SCAN search_base VIRTUAL TABLE INDEX \d+:M\d+></.test(line)), plan.join('\n')).toBe(true);
+      expect(plan.filter((line) => line.includes('search_terms'))).toHaveLength((shape.match.match(/"\*/g) ?? []).length);
+    }
   });
 });

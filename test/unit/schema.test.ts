@@ -19,6 +19,8 @@ describe('drizzle schema and DDL', () => {
     schema.refreshTokens,
     schema.resetTokens,
     schema.mailbox,
+    schema.searchTerms,
+    schema.searchDocs,
   ];
 
   it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('%s has the same columns', (name, table) => {
