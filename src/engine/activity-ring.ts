@@ -106,21 +106,13 @@ export class ActivityRing {
   /** Adds the newest entry, dropping the oldest ones it needs room from. */
   push(method: string, path: string, status: number, durationMs: number, at: number): void {
     const start = path.startsWith(apiPrefix) && (path.length === apiPrefix.length || path.charCodeAt(apiPrefix.length) === 0x2f) ? apiPrefix.length : 0;
-    const length = encodePath(path, start);
-    if (this.count === this.slots && this.slots < this.limit) this.resize(Math.min(this.slots * 2, this.limit), this.pathSize);
-    if (this.pathUsed + length > this.pathSize && this.pathSize < pathBudget(this.limit)) {
-      let size = this.pathSize * 2;
-      while (size < this.pathUsed + length) size *= 2;
-      this.resize(this.slots, Math.min(size, pathBudget(this.limit)));
+    // Paths are percent-encoded ASCII but for the cut mark: copied straight in, encoded otherwise.
+    let length = path.length - start;
+    if (length > maxPathBytes || !(this.makeRoom(length), this.writeAscii(path, start, length))) {
+      length = encodePath(path, start);
+      this.makeRoom(length);
+      this.writeScratch(length);
     }
-    while (this.count === this.slots || this.pathUsed + length > this.pathSize) this.dropOldest();
-
-    const paths = this.paths;
-    let write = this.pathHead + this.pathUsed;
-    if (write >= this.pathSize) write -= this.pathSize;
-    const straight = Math.min(length, this.pathSize - write);
-    for (let i = 0; i < straight; i++) paths[write + i] = scratch[i]!;
-    for (let i = straight; i < length; i++) paths[i - straight] = scratch[i]!;
     this.pathUsed += length;
 
     let slot = this.head + this.count;
@@ -163,13 +155,55 @@ export class ActivityRing {
     this.resize(Math.min(this.slots, limit), Math.min(this.pathSize, pathBudget(limit)));
   }
 
+  /** Grows the rings or drops the oldest entries until one more entry with a path of `length` bytes fits. */
+  private makeRoom(length: number): void {
+    if (this.count === this.slots && this.slots < this.limit) this.resize(Math.min(this.slots * 2, this.limit), this.pathSize);
+    const budget = pathBudget(this.limit);
+    if (this.pathUsed + length > this.pathSize && this.pathSize < budget) {
+      let size = this.pathSize * 2;
+      while (size < this.pathUsed + length) size *= 2;
+      this.resize(this.slots, Math.min(size, budget));
+    }
+    while (this.count === this.slots || this.pathUsed + length > this.pathSize) this.dropOldest();
+  }
+
+  /** Where the next path's bytes go. */
+  private pathEnd(): number {
+    const end = this.pathHead + this.pathUsed;
+    return end >= this.pathSize ? end - this.pathSize : end;
+  }
+
+  /** Copies `path` from `start` as bytes; false (nothing counted yet) at its first non-ASCII character. */
+  private writeAscii(path: string, start: number, length: number): boolean {
+    const paths = this.paths;
+    let write = this.pathEnd();
+    for (let i = start; i < start + length; i++) {
+      const char = path.charCodeAt(i);
+      if (char >= 0x80) return false;
+      paths[write] = char;
+      if (++write === this.pathSize) write = 0;
+    }
+    return true;
+  }
+
+  private writeScratch(length: number): void {
+    const paths = this.paths;
+    let write = this.pathEnd();
+    for (let i = 0; i < length; i++) {
+      paths[write] = scratch[i]!;
+      if (++write === this.pathSize) write = 0;
+    }
+  }
+
   private lengthAt(slot: number): number {
     return (this.info[2 * slot + 1]! >>> lengthShift) & lengthMask;
   }
 
   private dropOldest(): void {
-    this.pathHead = (this.pathHead + this.lengthAt(this.head)) % this.pathSize;
-    this.pathUsed -= this.lengthAt(this.head);
+    const length = this.lengthAt(this.head);
+    this.pathHead += length;
+    if (this.pathHead >= this.pathSize) this.pathHead -= this.pathSize;
+    this.pathUsed -= length;
     this.head = this.head + 1 === this.slots ? 0 : this.head + 1;
     this.count--;
   }

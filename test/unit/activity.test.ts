@@ -25,8 +25,8 @@ describe('activity log ring', () => {
 
   it('keeps paths that only look like the API prefix, and non-ASCII ones', () => {
     const log = createActivityLog({ activity: 10 });
-    for (const path of ['/api/v1', '/api/v1x/y', '/api/v2/posts', '/', '', '/api/v1/caf\u00e9/\u{1f600}']) log.record('a', 'GET', path, 200, 1, t0);
-    expect(paths(log.recent('a', t0))).toEqual(['/api/v1/caf\u00e9/\u{1f600}', '', '/', '/api/v2/posts', '/api/v1x/y', '/api/v1']);
+    for (const path of ['/api/v1', '/api/v1x/y', '/api/v2/posts', '/', '', '/api/v1/caf\u00e9', '/api/v1/caf\u00e9/\u{1f600}']) log.record('a', 'GET', path, 200, 1, t0);
+    expect(paths(log.recent('a', t0))).toEqual(['/api/v1/caf\u00e9/\u{1f600}', '/api/v1/caf\u00e9', '', '/', '/api/v2/posts', '/api/v1x/y', '/api/v1']);
   });
 
   it('wraps around: the newest `activity` entries, in order, many times over', () => {
@@ -35,8 +35,25 @@ describe('activity log ring', () => {
     expect(paths(log.recent('a', t0))).toEqual(posts(3, 2, 1));
     fill(log, 'a', 4, 4);
     expect(paths(log.recent('a', t0))).toEqual(posts(7, 6, 5, 4, 3));
-    fill(log, 'a', 1000, 8);
-    expect(paths(log.recent('a', t0))).toEqual(posts(1007, 1006, 1005, 1004, 1003));
+    // Path bytes wrap around their ring too, at every possible offset: each entry reads back whole.
+    for (let i = 8; i <= 1007; i++) {
+      fill(log, 'a', 1, i);
+      expect(paths(log.recent('a', t0))).toEqual(posts(i, i - 1, i - 2, i - 3, i - 4));
+    }
+  });
+
+  it('keeps every entry whole when its rings grow after they wrapped', () => {
+    const limits: ActivityLimits = { activity: 10 };
+    const log = createActivityLog(limits);
+    // Full by count, so the oldest are dropped and both rings start mid-buffer...
+    fill(log, 'a', 15);
+    // ...then a long path needs more path bytes, and a raised limit more slots.
+    const long = `/api/v1/posts/${'y'.repeat(300)}`;
+    log.record('a', 'GET', long, 404, 1, t0);
+    expect(paths(log.recent('a', t0))).toEqual([long, ...posts(15, 14, 13, 12, 11, 10, 9, 8, 7)]);
+    limits.activity = 20;
+    fill(log, 'a', 12, 16);
+    expect(paths(log.recent('a', t0))).toEqual([...posts(27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16), long, ...posts(15, 14, 13, 12, 11, 10, 9)]);
   });
 
   it('follows a lowered and a raised limit (a config reload), before and after the next request', () => {
@@ -120,7 +137,7 @@ describe('activity log ring', () => {
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('forget' as const), sandbox: fc.constantFrom('a', 'b', 'c') }) },
     );
     fc.assert(
-      fc.property(fc.array(action, { maxLength: 200 }), (actions) => {
+      fc.property(fc.array(action, { maxLength: 300, size: 'max' }), (actions) => {
         const limits: ActivityLimits = { activity: 4 };
         const log = createActivityLog(limits);
         const model = new Map<string, ActivityEntry[]>();
@@ -155,7 +172,7 @@ describe('activity log ring', () => {
           }
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 });
