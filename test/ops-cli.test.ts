@@ -177,6 +177,7 @@ describe('against the file a running server uses', () => {
 
     expect((await target.get(`/todos/${id}`)).body).toMatchObject({ title: 'from the command line', _sandbox: 'created' });
     expect((await target.get('/todos?limit=1')).body.data[0].id).toBe(id);
+    expect((await target.get('/users/2')).body).toMatchObject({ id: 2 });
     expect((await target.get('/users/2')).body).not.toHaveProperty('_sandbox');
     expect(await everything(target)).not.toEqual(targetBefore);
     expect(await everything(bystander)).toEqual(bystanderBefore);
@@ -211,6 +212,7 @@ describe('against the file a running server uses', () => {
     expect(one.stderr.trim().split('\n')).toHaveLength(1);
     expect(one.stderr).toContain('reset 1 sandbox (4 overlay rows purged)');
     expect(await totals(a)).toEqual(BASELINE);
+    expect((await a.get('/users/2')).body).toMatchObject({ id: 2 });
     expect((await a.get('/users/2')).body).not.toHaveProperty('_sandbox');
     expect(await totals(b)).toEqual({ ...BASELINE, users: BASELINE.users + 1, posts: BASELINE.posts + 1, todos: BASELINE.todos - 1 });
 

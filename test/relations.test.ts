@@ -25,6 +25,7 @@ describe('sub-resources', () => {
     const user = (await client.get('/users/3')).body;
     const comments = await client.get('/users/3/comments?limit=200');
     expect(comments.body.pagination.total).toBe(4);
+    expect(comments.body.data).toHaveLength(4);
     for (const comment of comments.body.data) expect(comment.email).toBe(user.email);
     const sorted = await client.get('/users/3/comments?_sort=-id&limit=2');
     expect(ids(sorted)).toEqual(ids(comments).sort((a: number, b: number) => b - a).slice(0, 2));
@@ -60,7 +61,10 @@ describe('sub-resources', () => {
     // another sandbox sees none of it
     const other = fresh();
     expectProblem(await other.get(`/users/${user.body.id}/posts`), 404, 'NOT_FOUND');
-    expect((await other.get('/posts/2/user')).body.id).not.toBe(user.body.id);
+    const theirs = await other.get('/posts/2/user');
+    expect(theirs.status, theirs.text).toBe(200);
+    expect(theirs.body.id).toBe((await other.get('/posts/2')).body.user_id);
+    expect(theirs.body.id).not.toBe(user.body.id);
   });
 
   it('is 404 when the parent is not visible, and when the related record is gone', async () => {
@@ -89,11 +93,16 @@ describe('_embed and _expand', () => {
   it('embeds children on a list page and on a single record', async () => {
     const client = fresh();
     const posts = await client.get('/posts?limit=5&_embed=comments');
+    expect(posts.body.data).toHaveLength(5);
     for (const post of posts.body.data) {
+      // Every baseline post has 5 comments.
+      expect(post.comments).toHaveLength(5);
       expect(post.comments).toEqual((await client.get(`/posts/${post.id}/comments?limit=200`)).body.data);
     }
     const user = await client.get('/users/2?_embed=posts,todos&_embed=comments');
+    expect(user.body.posts).toHaveLength(4);
     expect(user.body.posts.map((p: any) => p.id)).toEqual(ids(await client.get('/users/2/posts?limit=200')));
+    expect(user.body.todos).toHaveLength(8);
     expect(user.body.todos.map((t: any) => t.id)).toEqual(ids(await client.get('/users/2/todos?limit=200')));
     expect(user.body.comments).toHaveLength(4);
   });
@@ -101,6 +110,7 @@ describe('_embed and _expand', () => {
   it('expands the parent on lists and single records; a deleted parent is null', async () => {
     const client = fresh();
     const comments = await client.get('/comments?limit=10&_expand=post');
+    expect(comments.body.data).toHaveLength(10);
     for (const comment of comments.body.data) expect(comment.post).toEqual((await client.get(`/posts/${comment.post_id}`)).body);
     await client.delete('/users/6');
     const todos = await client.get('/todos?user_id=6&_expand=user');
@@ -139,9 +149,14 @@ describe('_embed and _expand', () => {
     const first = await client.get('/posts?q=sunt&limit=1&_expand=user&_embed=comments');
     const post = first.body.data[0];
     expect(post.user.id).toBe(post.user_id);
-    expect(post.comments.every((c: any) => c.post_id === post.id)).toBe(true);
+    expect(post.comments).toHaveLength(5);
+    expect(post.comments).toEqual((await client.get(`/posts/${post.id}/comments?limit=200`)).body.data);
     const next = await client.get(`/posts?q=sunt&limit=1&_expand=user&_embed=comments&cursor=${first.body.pagination.nextCursor}`);
     expect(next.status).toBe(200);
-    expect(next.body.data[0].id).not.toBe(post.id);
+    // The cursor's page is the second record of the same search, expanded and embedded alike.
+    const two = await client.get('/posts?q=sunt&limit=2&_expand=user&_embed=comments');
+    expect(two.body.data).toHaveLength(2);
+    expect(two.body.data[0]).toEqual(post);
+    expect(next.body.data).toEqual(two.body.data.slice(1));
   });
 });

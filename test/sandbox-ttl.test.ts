@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
 import { create, expectProblem } from './helpers/problems.js';
 // The index's own rowid layout, so the check follows it.
 
@@ -166,6 +166,34 @@ describe('limits.sandboxTtl', () => {
     await sleep(1_300);
     expect((await reader.get('/sandbox')).body.requests).toBe(0);
     expect((await reader.get('/sandbox/activity')).body.data.map((e: { path: string }) => e.path)).toEqual(['/api/v1/sandbox']);
+  });
+
+  it('an answer cached before the sandbox expired is not served after it, on the same server', async () => {
+    // Started with a 1 h TTL (its sweep runs once a minute at most), then reloaded to 1 s: here
+    // only the lazy expiry of the next request can purge the sandbox, so the answer cache, which
+    // answers before any sandbox lookup, must not answer for an expired sandbox.
+    const dir = mkdtempSync(join(tmpdir(), 'mockapi-ttl-'));
+    const file = join(dir, 'mockapi.config.json');
+    writeFileSync(file, JSON.stringify({ limits: { sandboxTtl: '1h' } }));
+    const server = await startServer({ args: ['--watch', '--config', file] });
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => server.cleanup());
+    writeFileSync(file, JSON.stringify({ limits: { sandboxTtl: 1 } }));
+    await eventually('the config reload', () => server.stdout().includes('reloaded config'));
+
+    const client = sandboxClient(server.api);
+    const post = await create(client, 'posts', { title: 'Cached wombat' });
+    const list = () => client.get('/posts?limit=200');
+    const before = (await list()).body;
+    expect(before.pagination.total).toBe(101);
+    expect(before.data.map((p: { id: unknown }) => p.id)).toContain(post.id);
+    // Asked again while fresh: the same answer (from the cache).
+    expect((await list()).body).toEqual(before);
+
+    await sleep(1_300);
+    const after = (await list()).body;
+    expect(after.pagination.total).toBe(100);
+    expect(after.data.map((p: { id: unknown }) => p.id)).not.toContain(post.id);
+    expectProblem(await client.get(`/posts/${post.id}`), 404, 'NOT_FOUND');
   });
 
   it('0 never expires', async () => {

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
-import { COLLECTIONS, create, expectProblem } from './helpers/problems.js';
+import { eventually, repoRoot, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { COLLECTIONS, create, expectProblem, newRecord } from './helpers/problems.js';
 
 /**
  * `serve --watch`, end to end: a real server over a temporary copy of the fixtures, edited on
@@ -61,17 +61,10 @@ function renameFirstUser(project: Project, name: string): void {
   writeFileSync(join(project.fixtures, 'users.json'), JSON.stringify(users, null, 2));
 }
 
-/** Polls until `check` returns true (the reload is debounced and asynchronous). */
-async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wait) => setTimeout(wait, 50));
-  }
-}
-
 /** Lines the server wrote to stderr as `mockapi: ...` (each watcher problem is one of them). */
 const errorLines = (server: RunningServer) => server.stderr().split('\n').filter((line) => line.startsWith('mockapi: '));
+
+const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
 
 /** Waits a little longer than the watcher's debounce, to be sure nothing more is coming. */
 const settle = () => new Promise((wait) => setTimeout(wait, 600));
@@ -141,7 +134,7 @@ describe('serve --watch: fixtures', () => {
     expect(own.body).toEqual(created.body);
     expect((await visitor.get('/users/2')).body.name).toBe('Changed In The Sandbox');
     expect((await visitor.get('/users/1')).body.name).toBe('Saved Atomically');
-    expect((await fresh.get('/users/2')).body.name).not.toBe('Changed In The Sandbox');
+    expect((await fresh.get('/users/2')).body.name).toBe(readUsers(project)[1].name);
 
     expect(server.stdout().match(/reloaded fixtures: users \(25 records\)\n/g)).toHaveLength(2);
     expect(server.stdout().match(/reloaded/g)).toHaveLength(2);
@@ -174,17 +167,18 @@ describe('serve --watch: fixtures', () => {
     await settle();
     expect(errorLines(server)).toHaveLength(2);
     expect(errorLines(server)[1]).toMatch(/users\.json record 2 \(id 3\): .*email/);
-    expect((await client.get('/users/3')).body.name).not.toBe('Invalid Record');
+    expect((await client.get('/users/3')).body.name).toBe(JSON.parse(good)[2].name);
     expect((await client.get('/users?limit=30')).body).toEqual(beforeList);
 
     // A post naming a user that does not exist: every file is valid alone, the set is not.
     const posts = JSON.parse(readFileSync(join(project.fixtures, 'posts.json'), 'utf8'));
     writeFileSync(usersFile, good);
+    const userOfFirstPost = posts[0].user_id;
     posts[0].user_id = 9999;
     writeFileSync(join(project.fixtures, 'posts.json'), JSON.stringify(posts));
     await eventually('a third error line', () => errorLines(server).length >= 3);
     expect(errorLines(server)[2]).toMatch(/posts\.json id 1: user_id 9999/);
-    expect((await client.get('/posts/1')).body.user_id).not.toBe(9999);
+    expect((await client.get('/posts/1')).body.user_id).toBe(userOfFirstPost);
 
     posts[0].user_id = 1;
     posts[0].title = 'Fixed Title';
@@ -303,6 +297,53 @@ describe('serve --watch: config', () => {
     await eventually('the restart warning', () => errorLines(server).length >= 3);
     expect(errorLines(server)[2]).toMatch(/host changed .*restart/);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  // Routes read maxPageSize per request; these limits are the engine's, read deep inside its stores.
+  it('applies a new limits.createdPerCollection to the engine without a restart, raised and lowered', async () => {
+    const project = await watchedProject({ limits: { createdPerCollection: 2 } });
+    const { server } = project;
+    const reloads = () => server.stdout().split('reloaded config').length - 1;
+    const client = sandboxClient(server.api);
+    await create(client, 'todos');
+    await create(client, 'todos');
+    expectProblem(await client.post('/todos', newRecord('todos')), 403, 'QUOTA_EXCEEDED');
+
+    writeConfig(project.config, { fixtures: 'fixtures', limits: { createdPerCollection: 4 } });
+    await eventually('the reload', () => reloads() === 1);
+    await create(client, 'todos');
+    await create(client, 'todos');
+    expectProblem(await client.post('/todos', newRecord('todos')), 403, 'QUOTA_EXCEEDED');
+    expect((await client.get('/sandbox')).body.quotas.todos).toEqual({ created: 4, limit: 4 });
+
+    // Lowered under what the sandbox holds: its records stay, no more are created.
+    writeConfig(project.config, { fixtures: 'fixtures', limits: { createdPerCollection: 1 } });
+    await eventually('the second reload', () => reloads() === 2);
+    expectProblem(await client.post('/todos', newRecord('todos')), 403, 'QUOTA_EXCEEDED');
+    expect((await client.get('/todos?limit=200')).body.pagination.total).toBe(204);
+    await create(sandboxClient(server.api), 'todos');
+  });
+
+  it('applies a new limits.sandboxTtl to the engine without a restart, set and then lifted', async () => {
+    const project = await watchedProject({ limits: { sandboxTtl: 0 } });
+    const { server } = project;
+    const reloads = () => server.stdout().split('reloaded config').length - 1;
+    const client = sandboxClient(server.api);
+    const early = await create(client, 'posts');
+
+    writeConfig(project.config, { fixtures: 'fixtures', limits: { sandboxTtl: 1 } });
+    await eventually('the reload', () => reloads() === 1);
+    const late = await create(client, 'posts');
+    await sleep(1_300);
+    // Idle past the new TTL: purged (by the sweep or by this very request), both posts gone.
+    expectProblem(await client.get(`/posts/${late.id}`), 404, 'NOT_FOUND');
+    expectProblem(await client.get(`/posts/${early.id}`), 404, 'NOT_FOUND');
+
+    writeConfig(project.config, { fixtures: 'fixtures', limits: { sandboxTtl: 0 } });
+    await eventually('the second reload', () => reloads() === 2);
+    const kept = await create(client, 'posts');
+    await sleep(1_300);
+    expect((await client.get(`/posts/${kept.id}`)).status).toBe(200);
   });
 
   it('reloads a config the way it was first loaded, $<NODE_ENV> overrides included', async () => {

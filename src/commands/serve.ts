@@ -23,8 +23,16 @@ interface ServeOptions {
   db?: string;
   watch?: boolean;
   authRequired?: boolean;
-  latency?: string;
+  latency?: string | true;
 }
+
+/**
+ * Flags of the contract whose features are not built yet. They are kept out of `--help` and
+ * refused as bad usage, so no one believes a flag that was accepted and then ignored.
+ */
+const notAvailableYet = {
+  latency: '--latency is not available yet (network simulation is planned)',
+} as const;
 
 /** `mockapi serve`: loads config and fixtures, opens the SQLite file, serves HTTP until a signal. */
 export function makeServeCommand(): Command {
@@ -37,9 +45,12 @@ export function makeServeCommand(): Command {
       new Option('--db <file>', 'SQLite file, ":memory:" keeps nothing (default: config, else .mockapi/mockapi.db)').argParser(parseDb),
     )
     .option('--watch', 'reload the fixtures and the config file when they change (port, host and db need a restart)')
-    .option('--auth-required', 'requests without a token act as guest (read-only on the public collections)')
-    .addOption(new Option('--latency <ms>', 'delay every answer: "250", "250ms", "1s" or a range "100-400"').argParser(parseLatency))
-    .action(async (options: ServeOptions) => {
+    .option('--auth-required', 'requests without a token act as guest: they may read the core collections and log in, nothing else')
+    .addOption(new Option('--latency [ms]').hideHelp())
+    .action(async (options: ServeOptions, command: Command) => {
+      for (const [flag, message] of Object.entries(notAvailableYet)) {
+        if (options[flag as keyof typeof notAvailableYet] !== undefined) command.error(message, { exitCode: 2, code: 'commander.error' });
+      }
       await serve(options);
     });
 }
@@ -51,7 +62,6 @@ async function serve(options: ServeOptions): Promise<void> {
     host: options.host,
     db: options.db,
     authRequired: options.authRequired,
-    latency: options.latency,
   };
   const config = await loadMockapiConfig(flags);
   const { port, host } = config;
@@ -170,14 +180,6 @@ function parseHost(value: string): string {
 
 function parseDb(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('Expected a file path or ":memory:".');
-  return value;
-}
-
-function parseLatency(value: string): string {
-  const part = String.raw`\d+(?:\.\d+)?(?:ms|s)?`;
-  if (!new RegExp(`^${part}(?:-${part})?$`).test(value)) {
-    throw new InvalidArgumentError('Expected milliseconds or a duration such as "250ms", "1s" or "100-400".');
-  }
   return value;
 }
 

@@ -1,4 +1,9 @@
-/** One answered request of a sandbox, as `GET /sandbox/activity` shows it (`at`: ms since the epoch). */
+import { ActivityRing } from './activity-ring.js';
+
+/**
+ * One answered request of a sandbox, as `GET /sandbox/activity` shows it (`at`: ms since the
+ * epoch; `durationMs` is kept to 0.01 ms, the path to 1 KiB of UTF-8).
+ */
 export interface ActivityEntry {
   method: string;
   path: string;
@@ -15,9 +20,8 @@ export interface SeenSandbox {
 }
 
 interface Tracked extends SeenSandbox {
-  /** A ring of at most `limits.activity` entries; `next` is the oldest once it is full. */
-  log: ActivityEntry[];
-  next: number;
+  /** The recent requests, packed; none until the first one. */
+  ring?: ActivityRing;
 }
 
 export interface ActivityLimits {
@@ -53,25 +57,18 @@ export function createActivityLog(limits: ActivityLimits) {
     record(sandbox: string, method: string, path: string, status: number, durationMs: number, now: number): void {
       let entry = tracked.get(sandbox);
       if (entry) tracked.delete(sandbox);
-      if (!entry || expired(entry, now)) entry = { firstSeen: now - durationMs, lastSeen: now, requests: 0, log: [], next: 0 };
+      if (!entry || expired(entry, now)) entry = { firstSeen: now - durationMs, lastSeen: now, requests: 0, ring: undefined };
       tracked.set(sandbox, entry);
       entry.lastSeen = now;
       entry.requests++;
       unsaved.set(sandbox, now);
 
-      const cap = limits.activity ?? 100;
-      const item = { method, path, status, durationMs, at: now - durationMs };
-      if (entry.log.length !== cap && entry.next) {
-        // The limit changed (a config reload) after the ring wrapped: back to oldest-first order.
-        entry.log = recentFirst(entry).reverse();
-        entry.next = 0;
-      }
-      if (entry.log.length > cap) entry.log.splice(0, entry.log.length - cap);
-      if (entry.log.length < cap) entry.log.push(item);
-      else if (cap > 0) {
-        entry.log[entry.next] = item;
-        entry.next = (entry.next + 1) % cap;
-      }
+      const limit = limits.activity ?? 100;
+      if (limit > 0) {
+        if (!entry.ring) entry.ring = new ActivityRing(limit);
+        else if (entry.ring.limit !== limit) entry.ring.relimit(limit);
+        entry.ring.push(method, path, status, durationMs, now - durationMs);
+      } else entry.ring = undefined;
 
       const max = Math.max(limits.maxSandboxes || defaultTracked, minTracked);
       if (tracked.size > max) tracked.delete(tracked.keys().next().value!);
@@ -85,7 +82,7 @@ export function createActivityLog(limits: ActivityLimits) {
       let entry = tracked.get(sandbox);
       if (!entry || expired(entry, arrivedAt)) {
         tracked.delete(sandbox);
-        entry = { firstSeen: arrivedAt, lastSeen: arrivedAt, requests: 0, log: [], next: 0 };
+        entry = { firstSeen: arrivedAt, lastSeen: arrivedAt, requests: 0, ring: undefined };
         tracked.set(sandbox, entry);
       }
       return { firstSeen: entry.firstSeen, lastSeen: entry.lastSeen, requests: entry.requests };
@@ -94,8 +91,9 @@ export function createActivityLog(limits: ActivityLimits) {
     /** The sandbox's recent requests, newest first. */
     recent(sandbox: string, now = Date.now()): ActivityEntry[] {
       const entry = tracked.get(sandbox);
-      if (!entry || expired(entry, now)) return [];
-      return recentFirst(entry);
+      if (!entry?.ring || expired(entry, now)) return [];
+      // At most the current limit, also when a reload lowered it since this sandbox's last request.
+      return entry.ring.recent(limits.activity ?? 100);
     },
 
     /** The last time this process saw the sandbox, if it remembers (for expiry and eviction). */
@@ -129,10 +127,6 @@ export function createActivityLog(limits: ActivityLimits) {
       for (const [sandbox, at] of times) if (!(unsaved.get(sandbox)! >= at)) unsaved.set(sandbox, at);
     },
   };
-}
-
-function recentFirst(entry: Tracked): ActivityEntry[] {
-  return [...entry.log.slice(entry.next), ...entry.log.slice(0, entry.next)].reverse();
 }
 
 export type ActivityLog = ReturnType<typeof createActivityLog>;

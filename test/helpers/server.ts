@@ -140,3 +140,12 @@ export function useServer(options: StartOptions = {}): RunningServer {
     },
   });
 }
+
+/** Polls until `check` returns true (for what the server does asynchronously, e.g. a `--watch` reload). */
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+}
