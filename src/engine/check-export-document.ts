@@ -30,6 +30,8 @@ export interface PlannedSandbox {
   lastActiveAt?: number;
   rows: PlannedRow[];
   snapshots: { name: string; createdAt: number; rows: PlannedRow[] }[];
+  /** Mailbox messages as JSON texts, oldest first. */
+  mailbox: string[];
   /** Overlay rows by collection name. */
   counts: Record<string, number>;
 }
@@ -109,6 +111,7 @@ export function checkExportDocument(db: OpenDatabase, context: CheckContext, inp
       lastActiveAt: times ? toTime(sandbox.lastActiveAt, `${path}/lastActiveAt`, problems) : undefined,
       rows: overlay.rows,
       snapshots,
+      mailbox: (sandbox.mailbox ?? []).map((message) => JSON.stringify(message)),
       counts: overlay.counts,
     };
   });

@@ -24,6 +24,8 @@ export interface ExportedSandbox {
   collections: Record<string, ExportedOverlay>;
   /** Present only when the sandbox has snapshots. */
   snapshots?: ExportedSnapshot[];
+  /** The sandbox mailbox, oldest first; present only when it holds messages (no password hash ever travels). */
+  mailbox?: Json[];
 }
 
 export interface ExportedOverlay {
@@ -69,6 +71,7 @@ export function buildExportDocument(
   const overlayRows = sqlite.prepare(`SELECT cid, id, state, doc FROM overlay WHERE sid = ? ORDER BY ${order}`);
   const snapshotList = sqlite.prepare(`SELECT name, created_at AS createdAt FROM snapshots WHERE sid = ? ORDER BY created_at, name`);
   const snapshotRows = sqlite.prepare(`SELECT cid, id, state, doc FROM snapshot_rows WHERE sid = ? AND name = ? ORDER BY ${order}`);
+  const messages = sqlite.prepare(`SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq`).pluck();
 
   return sqlite.transaction(() => {
     const sandboxes = keys.map((key, index): ExportedSandbox => {
@@ -87,6 +90,8 @@ export function buildExportDocument(
           collections: toCollections(collections, snapshotRows.all(row!.sid, snapshot.name) as OverlayRow[]),
         }));
       }
+      const mailbox = row ? (messages.all(row.sid) as string[]) : [];
+      if (mailbox.length) sandbox.mailbox = mailbox.map((doc) => JSON.parse(doc) as Json);
       onProgress?.(index + 1, keys.length);
       return sandbox;
     });

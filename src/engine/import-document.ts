@@ -94,7 +94,11 @@ function createWriter({ db, engine, limits }: TransferContext) {
     sqlite.prepare(`DELETE FROM overlay WHERE sid = ?`),
     sqlite.prepare(`DELETE FROM snapshot_rows WHERE sid = ?`),
     sqlite.prepare(`DELETE FROM snapshots WHERE sid = ?`),
+    sqlite.prepare(`DELETE FROM mailbox WHERE sid = ?`),
+    // Live reset tokens belong to the mailbox being replaced.
+    sqlite.prepare(`DELETE FROM reset_tokens WHERE sid = ?`),
   ];
+  const insertMessage = sqlite.prepare(`INSERT INTO mailbox (sid, seq, doc) VALUES (?, ?, ?)`);
   const insertRow = sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (?, ?, ?, ?, ?, ?)`);
   const insertSnapshot = sqlite.prepare(`INSERT INTO snapshots (sid, name, created_at, seq) VALUES (?, ?, ?, ?)`);
   const insertSnapshotRow = sqlite.prepare(`INSERT INTO snapshot_rows (sid, name, cid, id, state, seq, doc) VALUES (?, ?, ?, ?, ?, ?, ?)`);
@@ -120,7 +124,7 @@ function createWriter({ db, engine, limits }: TransferContext) {
       // No times (an import over HTTP, a hand-written document): active now, like any write. A
       // sandbox that holds nothing and never wrote keeps having no row.
       sid = engine.sandboxes.sidOf(sandbox.key);
-      if (!sid && !holdsData(sandbox)) return 0;
+      if (!sid && !holdsData(sandbox) && !sandbox.mailbox.length) return 0;
       const now = Date.now();
       if (sid) setTimes.run(find.get(sandbox.key)!.createdAt, now, sid);
       else sid = insertSandbox.get(sandbox.key, now, now) as number;
@@ -137,6 +141,7 @@ function createWriter({ db, engine, limits }: TransferContext) {
       insertSnapshot.run(sid, snapshot.name, snapshot.createdAt, seq);
     }
     setSeq.run(seq, sid);
+    sandbox.mailbox.forEach((doc, i) => insertMessage.run(sid, i + 1, doc));
     engine.search.reindexSandbox(sid);
     // What it holds now: whether it counts toward maxSandboxes, and its bytes (checked above).
     engine.sandboxes.recount(sid);
