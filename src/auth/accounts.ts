@@ -35,8 +35,13 @@ const builtInPersonas: Role[] = ['admin', 'editor', 'viewer'];
 export function createAccounts(engine: Engine, auth: AuthStore, config: ResolvedConfig) {
   const users = engine.collection('users')!;
 
-  /** The personas as configured now (read per call: a config reload may change them). */
+  let built: { from: unknown; personas: Map<string, Persona> } | undefined;
+  /** The personas as configured now: worked out again when a config reload replaced them. */
   function personas(): Map<string, Persona> {
+    if (built?.from !== config.auth.personas) built = { from: config.auth.personas, personas: buildPersonas() };
+    return built.personas;
+  }
+  function buildPersonas(): Map<string, Persona> {
     const all = new Map<string, Persona>();
     for (const role of builtInPersonas) {
       all.set(role, { username: role, name: role[0].toUpperCase() + role.slice(1), email: `${role}@mockapi.local`, role, scopes: roles[role].scopes });

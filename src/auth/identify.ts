@@ -4,7 +4,7 @@ import { invalidIdentity, invalidSimulation, invalidToken } from '../errors.js';
 import { isSandboxId, mintSandbox, rawCookieSandbox, type Identity } from './identity.js';
 import { scopeList } from './scopes.js';
 import type { Auth } from './service.js';
-import type { Clock } from './tokens.js';
+import type { Claims, Clock } from './tokens.js';
 
 /** `X-Simulate-Clock-Skew` may shift the clock by at most a day either way. */
 const maxSkewSeconds = 86_400;
@@ -18,17 +18,21 @@ const units: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
  * here) when a route first reads it. A token that fails is always 401, never a silent downgrade.
  */
 export function identify(auth: Auth, config: ResolvedConfig): Middleware {
-  return async (event) => {
+  const withToken = (event: H3Event, claims: Claims, clock: Clock) => {
+    event.context.sandbox = claims.sid;
+    event.context.identity = { sandbox: claims.sid, role: claims.role, scopes: scopesOf(claims), token: claims, clock };
+  };
+  // Synchronous except for a token seen for the first time: no promise on the hot path.
+  return (event) => {
     if (!isApiPath(event.url.pathname)) return;
     const clock = clockOf(event, config);
     const authorization = event.req.headers.get('authorization');
     if (authorization !== null && /^\s*bearer(\s|$)/i.test(authorization)) {
       const token = authorization.trim().slice(6).trim();
       if (!token) throw invalidToken('the Bearer token is empty');
-      const claims = await auth.verifyAccess(token, clock);
-      event.context.sandbox = claims.sid;
-      event.context.identity = { sandbox: claims.sid, role: claims.role, scopes: scopeList(claims.scope), token: claims, clock };
-      return;
+      const seen = auth.verifySeenAccess(token, clock);
+      if (seen) return withToken(event, seen, clock);
+      return auth.verifyAccess(token, clock).then((claims) => withToken(event, claims, clock));
     }
     const named = namedSandbox(event);
     if (named) event.context.sandbox = named;
@@ -42,6 +46,14 @@ export function identify(auth: Auth, config: ResolvedConfig): Middleware {
       clock,
     } satisfies Identity;
   };
+}
+
+/** A token's scope claim as a list, worked out once per token (verified claims are cached objects). */
+const scopeLists = new WeakMap<Claims, readonly string[]>();
+function scopesOf(claims: Claims): readonly string[] {
+  let scopes = scopeLists.get(claims);
+  if (!scopes) scopeLists.set(claims, (scopes = scopeList(claims.scope)));
+  return scopes;
 }
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');

@@ -51,12 +51,18 @@ export function createTokens(secret: Uint8Array) {
      * signature, another kind, missing claims), TOKEN_EXPIRED, TOKEN_NOT_YET_VALID.
      */
     async verify(token: string, kind: TokenKind, clock: Clock): Promise<Claims> {
-      let entry = verified.get(token);
-      if (!entry) {
-        entry = await verifySignature(token, secret);
-        if (verified.size >= maxVerified) verified.delete(verified.keys().next().value!);
-        verified.set(token, entry);
-      }
+      const known = this.verifySeen(token, kind, clock);
+      if (known) return known;
+      const entry = await verifySignature(token, secret);
+      if (verified.size >= maxVerified) verified.delete(verified.keys().next().value!);
+      verified.set(token, entry);
+      return this.verifySeen(token, kind, clock)!;
+    },
+
+    /** `verify` without the signature check, for a token verified before; undefined for one never seen. */
+    verifySeen(token: string, kind: TokenKind, clock: Clock): Claims | undefined {
+      const entry = verified.get(token);
+      if (!entry) return undefined;
       if (entry.kind !== kind) {
         throw invalidToken(kind === 'access' ? 'a refresh token cannot be used as an access token' : 'this is not a refresh token');
       }
