@@ -145,12 +145,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           if (row.state !== LIVE) throw invalidToken('this refresh token was revoked (logout, reuse or a password reset); log in again');
           const account = accounts.byId(claims.sid, claims.sub);
           if (!account) throw invalidToken("the token's user no longer exists in its sandbox");
-          const consumed = engine.sandboxes.write(() => store.consumeRefresh(claims.jti));
-          if (!consumed) {
-            engine.sandboxes.write(() => store.revokeFamily(row.family));
-            throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
-          }
-          return auth.issue(claims.sid, account, { now: now(event), accessTtl: accessTtl(event, given), family: claims.fam });
+          return auth.issue(claims.sid, account, { now: now(event), accessTtl: accessTtl(event, given), family: claims.fam, consumes: claims.jti });
         },
       },
     }),
