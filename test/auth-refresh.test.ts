@@ -121,6 +121,18 @@ describe('logout', () => {
     expect401(await refresh(pair.refresh_token), 'INVALID_TOKEN', true);
   });
 
+  it('with Content-Type: application/json and no body (as many HTTP clients send it) is a logout, not 400', async () => {
+    const client = sandboxClient(server.api, `out-${unique()}`);
+    const pair = await login(server.api, 'viewer', { sandbox: client.id });
+    const out = await request(`${server.api}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${pair.access_token}` } });
+    expect(out.status, out.text).toBe(200);
+    expect(out.body.revokedFamilies).toBe(1);
+    expect401(await refresh(pair.refresh_token), 'INVALID_TOKEN', true);
+    expect401(await client.get('/auth/me'), 'UNAUTHORIZED', false);
+    // A body that is there must still be JSON.
+    expectProblem(await request(`${server.api}/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }), 400, 'INVALID_JSON');
+  });
+
   it('without any token answers 200 and revokes nothing; a bad refresh token in the body is 401', async () => {
     const out = await request(`${server.api}/auth/logout`, { method: 'POST', headers: { cookie: `svc_identity=out-${unique()}` } });
     expect(out.status, out.text).toBe(200);

@@ -317,7 +317,8 @@ function profileProblems(profile: Json): FieldProblem[] {
   return problems;
 }
 
-const hasBody = (event: H3Event) => event.req.headers.get('content-type') !== null || Number(event.req.headers.get('content-length') ?? 0) > 0;
+/** Whether a request carries body bytes: a Content-Type alone (many clients send it on every POST) is no body. */
+const hasBody = (event: H3Event) => Number(event.req.headers.get('content-length') ?? 0) > 0 || event.req.headers.has('transfer-encoding');
 
 /** `page` and `limit` of a simple list (the mailbox); 400 INVALID_QUERY for bad values. */
 function pageOf(event: H3Event, maxLimit: number): { page: number; limit: number } {
