@@ -80,6 +80,15 @@ describe('forgot-password and the mailbox', () => {
     expect(viaToken.body.data).toHaveLength(1);
   });
 
+  it('keeps the newest 200 messages of a sandbox', async () => {
+    const client = sandboxClient(server.api, `mail-${unique()}`);
+    for (let n = 1; n <= 203; n++) expect((await forgot(client, `m${n}@example.test`)).status).toBe(200);
+    const { data, pagination } = await inbox(client, '?limit=100&page=2');
+    expect(pagination.total).toBe(200);
+    expect(data.at(-1).to).toBe('m4@example.test');
+    expect((await inbox(client, '?limit=1')).data[0].to).toBe('m203@example.test');
+  });
+
   it('validates its body', async () => {
     const client = sandboxClient(server.api, `mail-${unique()}`);
     expectValidation(await client.post('/auth/forgot-password', {}), ['/email']);
@@ -143,6 +152,18 @@ describe('reset-password', () => {
     expect((await client.post('/auth/reset-password', { token: await newestToken(client), password: 'second-2' })).status).toBe(200);
     expect(await canLogIn(client, `r_${tag}`, 'second-2')).toBe(true);
     expect(await canLogIn(client, `r_${tag}`, 'first-1')).toBe(false);
+  });
+
+  it('two resets racing with one token: one wins, the other is 400, and the winner\'s password holds', async () => {
+    const client = sandboxClient(server.api, `reset-${unique()}`);
+    const user = (await client.get('/users/10')).body;
+    await forgot(client, user.email);
+    const token = await newestToken(client);
+    const answers = await Promise.all(['race-a', 'race-b'].map((password) => client.post('/auth/reset-password', { token, password })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    const winner = answers[0].status === 200 ? 'race-a' : 'race-b';
+    expect(await canLogIn(client, user.username, winner)).toBe(true);
+    expect(await canLogIn(client, user.username, winner === 'race-a' ? 'race-b' : 'race-a')).toBe(false);
   });
 
   it('a token of a user deleted since is 400', async () => {
