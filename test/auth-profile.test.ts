@@ -160,6 +160,29 @@ describe('PATCH /auth/me', () => {
     expectProblem(await withToken(server.api, 'PATCH', '/auth/me', registered.access_token, { email: taken }), 409, 'CONFLICT');
   });
 
+  it('an email another account logs in with is 409, so no account shadows another (as registration refuses)', async () => {
+    const client = sandboxClient(server.api, `me-${unique()}`);
+    const userEmail = (await client.get('/users/1')).body.email;
+    const registered = (await client.post('/auth/register', registration())).body;
+    const persona = await login(server.api, 'viewer', { sandbox: client.id });
+    for (const [token, email] of [
+      [registered.access_token, 'admin@mockapi.local'],
+      [registered.access_token, 'Editor@mockapi.local'],
+      [persona.access_token, 'editor@mockapi.local'],
+      [persona.access_token, userEmail],
+      [persona.access_token, registered.user.email],
+    ]) {
+      const answer = await withToken(server.api, 'PATCH', '/auth/me', token, { email });
+      expectProblem(answer, 409, 'CONFLICT');
+    }
+    // Everyone still logs in by their own email.
+    await login(server.api, 'admin@mockapi.local', { sandbox: client.id });
+    expect((await login(server.api, userEmail, { sandbox: client.id })).user.id).toBe(1);
+    // Its own email again is no conflict.
+    expect((await withToken(server.api, 'PATCH', '/auth/me', persona.access_token, { email: 'viewer@mockapi.local' })).status).toBe(200);
+    expect((await withToken(server.api, 'PATCH', '/auth/me', registered.access_token, { email: registered.user.email })).status).toBe(200);
+  });
+
   it('without a token or session is 401', async () => {
     expect401(await sandboxClient(server.api, `me-${unique()}`).patch('/auth/me', { bio: 'x' }), 'UNAUTHORIZED', false);
   });

@@ -190,6 +190,11 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
             .filter((key) => !(profileFields as readonly string[]).includes(key))
             .map((key) => ({ path: `/${key}`, message: `is not a profile field (${profileFields.join(', ')})` }));
           if (problems.length) throw validationFailed(problems);
+          // As registration: an email another account logs in with (a persona's, a user's) would shadow one of them.
+          if (typeof given.email === 'string' && given.email.includes('@')) {
+            const holder = accounts.find(sandbox, given.email);
+            if (holder && holder.id !== account.id) throw conflict('another account uses this email', [{ path: '/email', message: 'is already taken' }]);
+          }
           if (account.kind === 'user') {
             users.patch(sandbox, account.user.id, given);
           } else {
