@@ -141,6 +141,14 @@ describe('lifetimes', () => {
     expect((await withToken(server.api, 'GET', '/posts', answer.access_token, undefined, { 'x-simulate-clock-skew': '+120s' })).status).toBe(200);
   });
 
+  it('X-Simulate-Clock-Skew takes signed durations and bare seconds', async () => {
+    const pair = await login(server.api, 'viewer', { body: { token_ttl: 100 } });
+    for (const [skew, status] of [['-60s', 401], ['90', 200], ['+1m', 200], ['1.5m', 200], ['+95s', 200], ['+100s', 401], ['500ms', 200], ['+24h', 401]] as const) {
+      const answer = await withToken(server.api, 'GET', '/posts/1', pair.access_token, undefined, { 'x-simulate-clock-skew': skew });
+      expect(answer.status, `${skew}: ${answer.text}`).toBe(status);
+    }
+  });
+
   it('refuses a malformed X-Simulate-Clock-Skew with 400', async () => {
     for (const skew of ['soon', '+2d', '++1s', '']) {
       expectProblem(await request(`${server.api}/posts/1`, { headers: { 'x-simulate-clock-skew': skew } }), 400, 'INVALID_SIMULATION');
@@ -197,6 +205,13 @@ describe('forged and broken tokens: 401, never 500', () => {
   it('accepts the unforged control token (so each variant fails for its one difference)', async () => {
     const answer = await withToken(server.api, 'GET', '/posts/1', await sign(viewerClaims(sid)));
     expect(answer.status, answer.text).toBe(200);
+  });
+
+  it('accepts the typ spelled as RFC 9068 allows (application/at+jwt, any case)', async () => {
+    for (const typ of ['application/at+jwt', 'AT+JWT']) {
+      const answer = await withToken(server.api, 'GET', '/posts/1', await sign(viewerClaims(sid), { alg: 'HS256', typ }));
+      expect(answer.status, `${typ}: ${answer.text}`).toBe(200);
+    }
   });
 
   it.each(variants.map(([name, make, code]) => [name, code, make] as const))('%s → 401 %s on reads, writes, the profile and the open endpoints', async (_, code, make) => {
