@@ -25,7 +25,9 @@ export function requireAccess(event: H3Event, access: Access): void {
   if (identity.role === 'owner') return;
   const scope = typeof access.scope === 'function' ? access.scope(event) : access.scope;
   if (scope === undefined) throw new Error(`${event.url.pathname} declares no scope`);
-  if (identity.role === 'guest') {
+  // The tokenless guest is told to log in (401); a token with the guest role (a configured
+  // persona) was presented and is refused like any other token without the scope (403).
+  if (identity.role === 'guest' && !identity.token) {
     if (access.public && allows(identity.scopes, scope, true)) return;
     throw unauthorized('this server requires a token for this request (auth.required): log in with POST /api/v1/auth/login');
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { invalidToken } from '../errors.js';
+import { invalidToken, refreshTokenReused } from '../errors.js';
 import { createAccounts, type Account } from './accounts.js';
 import { createTokens, newSecret, type Claims, type Clock, type Tokens } from './tokens.js';
 
@@ -46,17 +46,28 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
     /**
      * A new access and refresh token for the account in the sandbox: a new family (login,
      * register) or the next of one (refresh). `accessTtl` may shorten the configured lifetime.
+     * `consumes`: the refresh token a refresh presents, consumed in the transaction that stores
+     * its successor; if it is no longer live by then (a concurrent refresh with the same token
+     * won), that is reuse: the family is revoked and nothing is issued.
      */
-    async issue(sandbox: string, account: Account, options: { now: number; accessTtl?: number; family?: string }): Promise<TokenAnswer> {
+    async issue(sandbox: string, account: Account, options: { now: number; accessTtl?: number; family?: string; consumes?: string }): Promise<TokenAnswer> {
       const family = options.family ?? `fam_${randomUUID()}`;
       const base = { sub: account.id, sid: sandbox, role: account.role, scope: account.scopes.join(' '), fam: family };
       const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, maxAccessTtl);
       const access = await tokens().sign('access', base, accessTtl, options.now);
       const refresh = await tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
-      engine.sandboxes.write(() => {
+      // Consuming and storing in one transaction: a reuse that revokes the family while this
+      // request was signing cannot be followed by a live successor in it.
+      const stored = engine.sandboxes.write(() => {
+        if (options.consumes !== undefined && !store.consumeRefresh(options.consumes)) return false;
         const sid = engine.sandboxes.ensureRow(sandbox);
         store.issueRefresh(refresh.claims.jti, family, sid, account.id, refresh.claims.exp);
+        return true;
       });
+      if (!stored) {
+        engine.sandboxes.write(() => store.revokeFamily(family));
+        throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
+      }
       return {
         access_token: access.token,
         refresh_token: refresh.token,

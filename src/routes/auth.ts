@@ -145,12 +145,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           if (row.state !== LIVE) throw invalidToken('this refresh token was revoked (logout, reuse or a password reset); log in again');
           const account = accounts.byId(claims.sid, claims.sub);
           if (!account) throw invalidToken("the token's user no longer exists in its sandbox");
-          const consumed = engine.sandboxes.write(() => store.consumeRefresh(claims.jti));
-          if (!consumed) {
-            engine.sandboxes.write(() => store.revokeFamily(row.family));
-            throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
-          }
-          return auth.issue(claims.sid, account, { now: now(event), accessTtl: accessTtl(event, given), family: claims.fam });
+          return auth.issue(claims.sid, account, { now: now(event), accessTtl: accessTtl(event, given), family: claims.fam, consumes: claims.jti });
         },
       },
     }),
@@ -195,6 +190,11 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
             .filter((key) => !(profileFields as readonly string[]).includes(key))
             .map((key) => ({ path: `/${key}`, message: `is not a profile field (${profileFields.join(', ')})` }));
           if (problems.length) throw validationFailed(problems);
+          // As registration: an email another account logs in with (a persona's, a user's) would shadow one of them.
+          if (typeof given.email === 'string' && given.email.includes('@')) {
+            const holder = accounts.find(sandbox, given.email);
+            if (holder && holder.id !== account.id) throw conflict('another account uses this email', [{ path: '/email', message: 'is already taken' }]);
+          }
           if (account.kind === 'user') {
             users.patch(sandbox, account.user.id, given);
           } else {
@@ -322,7 +322,8 @@ function profileProblems(profile: Json): FieldProblem[] {
   return problems;
 }
 
-const hasBody = (event: H3Event) => event.req.headers.get('content-type') !== null || Number(event.req.headers.get('content-length') ?? 0) > 0;
+/** Whether a request carries body bytes: a Content-Type alone (many clients send it on every POST) is no body. */
+const hasBody = (event: H3Event) => Number(event.req.headers.get('content-length') ?? 0) > 0 || event.req.headers.has('transfer-encoding');
 
 /** `page` and `limit` of a simple list (the mailbox); 400 INVALID_QUERY for bad values. */
 function pageOf(event: H3Event, maxLimit: number): { page: number; limit: number } {
