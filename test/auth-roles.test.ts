@@ -225,6 +225,14 @@ describe('configured personas', () => {
     expectProblem(await withToken(guestByConfig.api, 'POST', '/todos', pair.access_token, newRecord('todos')), 403, 'FORBIDDEN');
   });
 
+  it('a read that embeds or expands another collection needs its read scope too', async () => {
+    const { access_token: token } = await login(guestByConfig.api, 'poster');
+    for (const path of ['/posts/1?_expand=user', '/posts?_embed=comments', '/posts?limit=2&_expand=user', '/users/1/posts', '/posts/1/user', '/posts/1/comments']) {
+      expectProblem(await withToken(guestByConfig.api, 'GET', path, token), 403, 'FORBIDDEN');
+    }
+    expect((await withToken(guestByConfig.api, 'GET', '/posts?limit=2', token)).status).toBe(200);
+  });
+
   it("a persona's own password and email", async () => {
     expect401(await post(guestByConfig.api, '/auth/login', { username: 'ops', password: 'password' }), 'INVALID_CREDENTIALS', false);
     const pair = await login(guestByConfig.api, 'ops@example.test', { password: 'ops-pass' });

@@ -4,8 +4,11 @@ import { allows } from './scopes.js';
 
 /** What a route declares about who may call it (contract section 7). */
 export interface Access {
-  /** The scope a token must hold (`posts:read`, `sandbox:reset`), or a function of the request for generic routes. */
-  scope?: string | ((event: H3Event) => string);
+  /**
+   * The scope a token must hold (`posts:read`, `sandbox:reset`), or a function of the request for
+   * generic routes; several when one request reads several collections (`_embed`, `_expand`).
+   */
+  scope?: string | ((event: H3Event) => string | string[]);
   /** Guests may call it too (`auth.required` without a token): the reads of the core collections. */
   public?: boolean;
   /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */
@@ -23,8 +26,12 @@ export function requireAccess(event: H3Event, access: Access): void {
   const identity = event.context.identity;
   if (!identity) throw new Error(`${event.url.pathname} declares a scope but no identity was resolved`);
   if (identity.role === 'owner') return;
-  const scope = typeof access.scope === 'function' ? access.scope(event) : access.scope;
-  if (scope === undefined) throw new Error(`${event.url.pathname} declares no scope`);
+  const declared = typeof access.scope === 'function' ? access.scope(event) : access.scope;
+  if (declared === undefined) throw new Error(`${event.url.pathname} declares no scope`);
+  for (const scope of typeof declared === 'string' ? [declared] : declared) check(identity, scope, access);
+}
+
+function check(identity: NonNullable<H3Event['context']['identity']>, scope: string, access: Access): void {
   // The tokenless guest is told to log in (401); a token with the guest role (a configured
   // persona) was presented and is refused like any other token without the scope (403).
   if (identity.role === 'guest' && !identity.token) {

@@ -26,7 +26,7 @@ export function identify(auth: Auth, config: ResolvedConfig): Middleware {
   return (event) => {
     if (!isApiPath(event.url.pathname)) return;
     const clock = clockOf(event, config);
-    const authorization = event.req.headers.get('authorization');
+    const authorization = ignoresBearer.has(event.url.pathname) ? null : event.req.headers.get('authorization');
     if (authorization !== null && /^\s*bearer(\s|$)/i.test(authorization)) {
       const token = authorization.trim().slice(6).trim();
       if (!token) throw invalidToken('the Bearer token is empty');
@@ -55,6 +55,13 @@ function scopesOf(claims: Claims): readonly string[] {
   if (!scopes) scopeLists.set(claims, (scopes = scopeList(claims.scope)));
   return scopes;
 }
+
+/**
+ * Where an Authorization header is not read: the refresh call, whose refresh token names the
+ * sandbox and the user. Client interceptors attach the (expired) access token to every call;
+ * refusing it there would make an expired session impossible to refresh.
+ */
+const ignoresBearer = new Set(['/api/v1/auth/refresh']);
 
 const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
 

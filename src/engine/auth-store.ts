@@ -33,8 +33,9 @@ export function createAuthStore(db: OpenDatabase) {
     issue: sqlite.prepare(`INSERT INTO refresh_tokens (jti, family, sid, user_id, state, expires_at) VALUES (?, ?, ?, ?, ${LIVE}, ?)`),
     refresh: sqlite.prepare(`SELECT family, sid, user_id AS userId, state FROM refresh_tokens WHERE jti = ?`),
     consume: sqlite.prepare(`UPDATE refresh_tokens SET state = ${CONSUMED} WHERE jti = ? AND state = ${LIVE}`),
-    revokeFamily: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE family = ?`),
-    revokeUser: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE sid = ? AND user_id = ?`),
+    // Consumed tokens stay consumed: one presented again is still recognised as reuse.
+    revokeFamily: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE family = ? AND state = ${LIVE}`),
+    revokeUser: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE sid = ? AND user_id = ? AND state = ${LIVE}`),
     pruneRefresh: sqlite.prepare(`DELETE FROM refresh_tokens WHERE sid = ? AND expires_at < ?`),
     putResetToken: sqlite.prepare(`INSERT OR REPLACE INTO reset_tokens (sid, user_id, token, used, created_at) VALUES (?, ?, ?, 0, ?)`),
     resetToken: sqlite.prepare(`SELECT user_id AS userId, used FROM reset_tokens WHERE sid = ? AND token = ?`),

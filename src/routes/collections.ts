@@ -41,7 +41,14 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   };
   /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
   const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
-  const read = { scope: scope('read'), public: true };
+  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands. */
+  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): string[] => {
+    const relations = engine.collection(name)?.definition.relations ?? [];
+    const asked = ['_embed', '_expand'].flatMap((key) => event.url.searchParams.getAll(key).flatMap((value) => value.split(',')));
+    const targets = relations.filter((r) => asked.includes(r.name)).map((r) => r.collection);
+    return [...new Set([name, ...targets])].map((collection) => `${collection}:read`);
+  };
+  const read = { scope: (event: H3Event) => readScopes(event), public: true };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);
     return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
@@ -112,7 +119,7 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   const related = resource({
     GET: {
       // Reading `/users/1/posts` reads posts (and the parent user).
-      scope: (event) => `${relationOf(event, storeOf(event)).collection}:read`,
+      scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
       public: true,
       handler: (event) => {
         const store = storeOf(event);
