@@ -8,6 +8,7 @@ import { addSandboxRoutes } from './routes/sandbox.js';
 import { activityHooks } from './routes/sandbox-info.js';
 import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
+import { addEventRoutes } from './routes/events.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -18,6 +19,7 @@ export function createApp(runtime: Runtime): H3 {
   addHealthRoute(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);
+  addEventRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

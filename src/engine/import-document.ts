@@ -138,6 +138,7 @@ function createWriter({ db, engine, limits }: TransferContext) {
     }
     setSeq.run(seq, sid);
     engine.search.reindexSandbox(sid);
+    engine.changes.append(sid, 'sandbox.imported', { sandbox: sandbox.key });
     // What it holds now: whether it counts toward maxSandboxes, and its bytes (checked above).
     engine.sandboxes.recount(sid);
     return sid;

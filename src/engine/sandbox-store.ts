@@ -58,6 +58,8 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now'), holds: 1 })
     .returning({ sid: sandboxes.sid })
     .prepare();
+  const insertEmpty = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 0) RETURNING sid`).pluck();
+  const holdsOf = sqlite.prepare(`SELECT holds FROM sandboxes WHERE sid = ?`).pluck();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
@@ -77,7 +79,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
   const purge = orm.delete(overlay).where(eq(overlay.sid, sql.placeholder('sid'))).prepare();
   // Everything a sandbox holds on file. Later per-sandbox tables add their DELETE here.
-  const dropStatements = ['snapshot_rows', 'snapshots', 'sandboxes'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
+  const dropStatements = ['snapshot_rows', 'snapshots', 'events', 'webhooks', 'delivery_attempts', 'deliveries', 'sandboxes'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
   const countHolding = sqlite.prepare(`SELECT count(*) FROM sandboxes WHERE holds = 1`).pluck();
   const leastActive = sqlite.prepare(
     `SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes INDEXED BY sandboxes_holding
@@ -181,6 +183,26 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       const sid = insert.get({ key, now })!.sid;
       evictBeyondLimit([sid]);
       return sid;
+    },
+
+    /**
+     * Makes sure the sandbox has a row (for what belongs to it but is not data: webhook
+     * subscriptions, the change log of a login) and marks it active, without making it hold data:
+     * it neither counts toward `limits.maxSandboxes` nor evicts another. Call inside `write()`.
+     */
+    ensureRow(key: string): number {
+      const now = Date.now();
+      const existing = live(key);
+      if (existing) {
+        markActive.run(now, existing.sid);
+        return existing.sid;
+      }
+      return insertEmpty.get(key, now, now) as number;
+    },
+
+    /** Whether the sandbox holds data (overlay rows or snapshots), as its row says. */
+    holdsData(sid: number): boolean {
+      return sid > 0 && holdsOf.get(sid) === 1;
     },
 
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */

@@ -6,7 +6,7 @@ import * as schema from '../../src/db/schema.js';
 // migrate.ts writes the DDL by hand; this keeps it and the drizzle schema in step.
 describe('drizzle schema and DDL', () => {
   const db = openDatabase(':memory:');
-  const tables = [schema.meta, schema.sandboxes, schema.base, schema.overlay, schema.snapshots, schema.snapshotRows];
+  const tables = [schema.meta, schema.sandboxes, schema.base, schema.overlay, schema.snapshots, schema.snapshotRows, schema.events, schema.webhooks, schema.deliveries, schema.deliveryAttempts];
 
   it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('%s has the same columns', (name, table) => {
     const config = getTableConfig(table);
