@@ -9,6 +9,7 @@ import { activityHooks } from './routes/sandbox-info.js';
 import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
 import { addEventRoutes } from './routes/events.js';
+import { addWebhookRoutes } from './routes/webhooks.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -20,6 +21,7 @@ export function createApp(runtime: Runtime): H3 {
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);
   addEventRoutes(app, runtime);
+  addWebhookRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

@@ -8,6 +8,7 @@ import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
 import { createChangeLog } from './change-log.js';
+import { createWebhookStore } from './webhook-store.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
@@ -37,6 +38,7 @@ export function createEngine(options: EngineOptions) {
     },
   });
   const changes = createChangeLog(db, options.limits);
+  const webhooks = createWebhookStore(db, sandboxes);
   const listeners: ChangeListener[] = [];
   const answers = createAnswerCache(db, sandboxes, options.limits);
   const sandboxChanged = (sandbox: string) => answers.drop(sandbox);
@@ -76,6 +78,8 @@ export function createEngine(options: EngineOptions) {
      * inside `sandboxes.write`, or with `logEvent` below; webhooks, `/events` and `webhook tail` read it.
      */
     changes,
+    /** Webhook subscriptions and their deliveries, per sandbox. */
+    webhooks,
     /**
      * Appends one event for a sandbox in its own transaction (or the running one), giving the
      * sandbox a row without making it hold data (for events such as `auth.login`).
