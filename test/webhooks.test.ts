@@ -142,7 +142,7 @@ describe('webhook deliveries to a real receiver', () => {
     for (let i = 0; i < 5; i++) expect((await client.get(`/posts/${i + 1}`)).status).toBe(200);
     expect((await client.patch('/todos/3', { completed: true })).status).toBe(200);
     const deliveries = await settled(client, hook.id, 3);
-    const hung = deliveries.find((d: { id: string }) => d.id !== delivery.id && d.status === 'failed');
+    const hung = deliveries.find((d: { id: string; status: string }) => d.id !== delivery.id && d.status === 'failed');
     expect(hung.attempts).toHaveLength(3);
     for (const attempt of hung.attempts) {
       expect(attempt.status_code).toBeNull();
