@@ -201,3 +201,43 @@ describe('webhook deliveries to a real receiver', () => {
     for (const r of everything.received) expect(await verifyGithub('cfg', r.body, r.headers['x-service-signature'] as string)).toBe(true);
   });
 });
+
+describe('webhooks in export and import', () => {
+  it('travel with the sandbox, secrets included; an import replaces them; bad ones are refused', async () => {
+    const server = await servers.serve(fast);
+    const a = sandboxClient(server.api);
+    const hook = (await a.post('/webhooks', { url: 'http://127.0.0.1:9/a', events: ['post.*'], signature: 'standard' })).body;
+    const exported = (await a.get('/sandbox/export')).body;
+    expect(exported.sandboxes[0].webhooks).toEqual([hook]);
+
+    const b = sandboxClient(server.api);
+    await b.post('/webhooks', { url: 'http://127.0.0.1:9/b', events: ['*'] });
+    const imported = await b.post('/sandbox/import', exported);
+    expect(imported.status, imported.text).toBe(200);
+    expect((await b.get('/webhooks')).body.data).toEqual([hook]);
+    expect((await b.get('/sandbox/export')).body.sandboxes[0].webhooks).toEqual([hook]);
+
+    const without = structuredClone(exported);
+    delete without.sandboxes[0].webhooks;
+    expect((await b.post('/sandbox/import', without)).status).toBe(200);
+    expect((await b.get('/webhooks')).body.data).toEqual([]);
+
+    for (const [change, path] of [
+      [(h: any) => (h.url = 'ftp://x'), '/sandboxes/0/webhooks/0/url'],
+      [(h: any) => (h.events = []), '/sandboxes/0/webhooks/0/events'],
+      [(h: any) => (h.secret = 'not whsec'), '/sandboxes/0/webhooks/0/secret'],
+      [(h: any) => (h.signature = 'md5'), '/sandboxes/0/webhooks/0/signature'],
+      [(h: any) => (h.color = 'red'), '/sandboxes/0/webhooks/0/color'],
+    ] as const) {
+      const bad = structuredClone(exported);
+      change(bad.sandboxes[0].webhooks[0]);
+      const answer = await b.post('/sandbox/import', bad);
+      expect(answer.status, answer.text).toBe(422);
+      expect(answer.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    const twice = structuredClone(exported);
+    twice.sandboxes[0].webhooks.push(twice.sandboxes[0].webhooks[0]);
+    expect((await b.post('/sandbox/import', twice)).body.errors[0].path).toBe('/sandboxes/0/webhooks/1/id');
+    expect((await b.get('/webhooks')).body.data).toEqual([]);
+  });
+});
