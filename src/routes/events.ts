@@ -46,13 +46,22 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
     let stop = () => {};
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
+        let open = true;
         const write = (text: string) => {
-          if ((controller.desiredSize ?? 0) < -maxQueuedChunks) {
+          if (!open) return;
+          try {
+            if ((controller.desiredSize ?? 0) < -maxQueuedChunks) throw new Error('the client stopped reading');
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            // Gone or stuck: this stream ends, the others go on.
+            open = false;
             stop();
-            controller.close();
-            return;
+            try {
+              controller.close();
+            } catch {
+              // already closed
+            }
           }
-          controller.enqueue(encoder.encode(text));
         };
         write(`retry: 2000\n: connected to the event stream of sandbox ${sandbox}\n\n`);
         // Replay and registration happen in one tick: nothing is logged between them.
