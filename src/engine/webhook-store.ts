@@ -141,7 +141,8 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
   const writeCursor = sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('${cursorKey}', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
   const attemptsAfter = sqlite.prepare(
     `SELECT a.n, a.at, a.status_code AS statusCode, a.duration_ms AS durationMs, a.error, d.id, d.event, d.url, d.status, d.webhook_id AS webhookId,
-            s.key AS sandbox, d.max_attempts AS maxAttempts, (SELECT count(*) FROM delivery_attempts b WHERE b.delivery_id = d.id AND b.n <= a.n) AS attempt
+            s.key AS sandbox, d.max_attempts AS maxAttempts, (SELECT count(*) FROM delivery_attempts b WHERE b.delivery_id = d.id AND b.n <= a.n) AS attempt,
+            (SELECT count(*) FROM delivery_attempts b WHERE b.delivery_id = d.id) AS made
        FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id JOIN sandboxes s ON s.sid = a.sid
       WHERE a.n > ? ORDER BY a.n LIMIT (? + 0)`,
   );
@@ -310,6 +311,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
         sandbox: string;
         maxAttempts: number;
         attempt: number;
+        made: number;
       }[];
     },
     lastAttempt(): number {
