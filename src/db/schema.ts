@@ -105,6 +105,7 @@ export const snapshotRows = sqliteTable(
  * change's own transaction. `n` orders the whole log (never reused: AUTOINCREMENT), so event ids,
  * the dispatcher's cursor and `Last-Event-ID` stay valid across purges; `eseq` counts the
  * sandbox's own events, so trimming it to `limits.eventsPerSandbox` is one index range delete.
+ * `upto` bounds its bytes to `limits.sandboxBytes`, so the file stays bounded whatever the records weigh.
  */
 export const events = sqliteTable(
   'events',
@@ -112,6 +113,8 @@ export const events = sqliteTable(
     n: integer('n').primaryKey({ autoIncrement: true }),
     sid: integer('sid').notNull(),
     eseq: integer('eseq').notNull(),
+    /** UTF-8 bytes of `data` of the sandbox's events up to this one: the log is bounded in bytes too. */
+    upto: integer('upto').notNull(),
     event: text('event').notNull(),
     /** ms since the epoch */
     at: integer('at').notNull(),

@@ -16,6 +16,8 @@ export interface LoggedEvent {
 
 /** The default of `limits.eventsPerSandbox` (contract section 15). */
 export const defaultEventsPerSandbox = 1000;
+/** The log's bound in bytes when `limits.sandboxBytes` is 0 (no bound on records): the file must stay bounded all the same. */
+const defaultLogBytes = 8 * 1024 * 1024;
 /** How often another process's commits are looked for while someone watches the log. */
 const pollMs = 200;
 
@@ -63,14 +65,20 @@ const toEvent = (row: Row): LoggedEvent => ({
  * appends one row in the change's own transaction, whoever made it (this server, another one, a
  * CLI command). Webhooks, the event stream and `webhook tail` read it; nothing runs listeners
  * inside a write: watchers are woken after the write (this process) or when the file's data
- * version moves (another process), never synchronously.
+ * version moves (another process), never synchronously. Each sandbox's log keeps its last
+ * `limits.eventsPerSandbox` events, and at most `limits.sandboxBytes` bytes of their data.
  */
-export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: number } = {}) {
+export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: number; sandboxBytes?: number } = {}) {
   const { sqlite } = db;
-  const insert = sqlite
-    .prepare(`INSERT INTO events (sid, eseq, event, at, data) VALUES (?, coalesce((SELECT max(eseq) FROM events WHERE sid = ?), 0) + 1, ?, ?, ?) RETURNING eseq`)
-    .pluck();
+  const insert = sqlite.prepare(
+    `INSERT INTO events (sid, eseq, upto, event, at, data) VALUES (?,
+       coalesce((SELECT max(eseq) FROM events WHERE sid = ?), 0) + 1,
+       coalesce((SELECT upto FROM events WHERE sid = ? ORDER BY eseq DESC LIMIT 1), 0) + ?, ?, ?, ?) RETURNING eseq, upto`,
+  );
   const trim = sqlite.prepare(`DELETE FROM events WHERE sid = ? AND eseq <= ?`);
+  // Bytes before the oldest event kept: `upto` less its own data.
+  const oldestUpto = sqlite.prepare(`SELECT upto - length(CAST(data AS BLOB)) FROM events WHERE sid = ? ORDER BY eseq LIMIT 1`).pluck();
+  const trimBytes = sqlite.prepare(`DELETE FROM events WHERE sid = ? AND eseq < ? AND upto - length(CAST(data AS BLOB)) < ?`);
   const purge = sqlite.prepare(`DELETE FROM events WHERE sid = ?`);
   const select = `SELECT e.n, e.sid, s.key AS sandbox, e.event, e.at, e.data FROM events e JOIN sandboxes s ON s.sid = e.sid`;
   const after = sqlite.prepare(`${select} WHERE e.n > ? ORDER BY e.n LIMIT (? + 0)`);
@@ -101,9 +109,13 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
      * inside the write transaction of the change (`sandboxes.write`), with the sandbox's sid.
      */
     append(sid: number, event: string, data: unknown): void {
-      const eseq = insert.get(sid, sid, event, Date.now(), JSON.stringify(data) ?? 'null') as number;
+      const json = JSON.stringify(data) ?? 'null';
+      const { eseq, upto } = insert.get(sid, sid, sid, Buffer.byteLength(json), event, Date.now(), json) as { eseq: number; upto: number };
       const keep = limits.eventsPerSandbox ?? defaultEventsPerSandbox;
       if (eseq > keep) trim.run(sid, eseq - keep);
+      // The newest event always stays, however large.
+      const maxBytes = limits.sandboxBytes || defaultLogBytes;
+      if (upto - ((oldestUpto.get(sid) as number | undefined) ?? upto) > maxBytes) trimBytes.run(sid, eseq, upto - maxBytes);
       wakeSoon();
     },
 

@@ -64,8 +64,8 @@ export interface NewDelivery {
 /** Subscriptions one sandbox may have: each costs a delivery per matching event. */
 export const maxSubscriptionsPerSandbox = 20;
 /** Finished deliveries kept per subscription (about: trimmed every `trimEvery` deliveries); pending ones are never trimmed. */
-const keptDeliveries = 1000;
-const trimEvery = 32;
+const keptDeliveries = 100;
+const trimEvery = 16;
 const cursorKey = 'webhooks_cursor';
 
 interface SubscriptionRow {

@@ -59,3 +59,18 @@ describe('the change log', () => {
     db.close();
   });
 });
+
+describe('the change log in bytes', () => {
+  it('keeps at most limits.sandboxBytes of event data per sandbox (the newest event always)', () => {
+    const { db, engine } = engineWith({ sandboxBytes: 1500 });
+    const todos = engine.collection('todos')!;
+    for (let i = 0; i < 10; i++) todos.patch('big', 1, { title: `${i}`.padEnd(450, 'x') });
+    const sid = engine.sandboxes.sidOf('big');
+    const kept = engine.changes.afterIn(sid, 0);
+    const bytes = kept.reduce((sum, e) => sum + Buffer.byteLength(e.data), 0);
+    expect(bytes).toBeLessThanOrEqual(1500);
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(kept[kept.length - 1].data).title.startsWith('9')).toBe(true);
+    db.close();
+  });
+});
