@@ -10,6 +10,8 @@ import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
 import { identify } from './auth/identify.js';
 import { addAuthRoutes } from './routes/auth.js';
+import { addEventRoutes } from './routes/events.js';
+import { addWebhookRoutes } from './routes/webhooks.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -23,6 +25,8 @@ export function createApp(runtime: Runtime): H3 {
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);
+  addEventRoutes(app, runtime);
+  addWebhookRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

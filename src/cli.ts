@@ -5,6 +5,7 @@ import { makeResetCommand } from './commands/reset.js';
 import { makeExportCommand } from './commands/export.js';
 import { makeImportCommand } from './commands/import.js';
 import { makeInitCommand } from './commands/init.js';
+import { makeWebhookCommand } from './commands/webhook-tail.js';
 import { version } from './version.js';
 
 /** Exit codes of every command (contract section 1). */
@@ -25,6 +26,7 @@ export async function runCli(argv: string[]): Promise<void> {
     .addCommand(makeResetCommand())
     .addCommand(makeExportCommand())
     .addCommand(makeImportCommand())
+    .addCommand(makeWebhookCommand())
     .addCommand(makeInitCommand());
 
   applyCliSettings(program);

@@ -7,6 +7,7 @@ import { createEngine, type Engine } from './engine/engine.js';
 import { startSandboxLifecycle } from './engine/sandbox-lifecycle.js';
 import { createAuth, type Auth } from './auth/service.js';
 import { version } from './version.js';
+import { startDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 /** Everything a running server holds: config, the open database and the engine over it. */
 export interface Runtime {
@@ -17,6 +18,8 @@ export interface Runtime {
   engine: Engine;
   /** Accounts, tokens and sessions over the engine. */
   auth: Auth;
+  /** Sends webhook deliveries (only a server runs one; the CLI commands only log events). */
+  webhooks: Dispatcher;
   /**
    * Loads `config.fixtures` again (the watcher changes that path in place); returns whether the
    * baseline changed. Throws `FixtureError` and keeps the old baseline when a file is broken.
@@ -38,13 +41,17 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   }
   const checkpoints = startCheckpoints(db.sqlite);
   const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, config.limits, checkpoints.bookkeeping);
-  return {
+  let runtime: Runtime | undefined;
+  // Reads the config through the runtime, so a reload (--watch) applies to the next delivery.
+  const webhooks = startDispatcher(engine, () => runtime?.config ?? config);
+  return (runtime = {
     config,
     version,
     startedAt: Date.now(),
     db,
     engine,
     auth: createAuth(engine, config),
+    webhooks,
     reloadBaseline: () => {
       const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.
@@ -52,9 +59,10 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
       return changed;
     },
     close: () => {
+      webhooks.stop();
       stopLifecycle();
       checkpoints.stop();
       db.close();
     },
-  };
+  });
 }

@@ -3,7 +3,7 @@ import { searchDdl } from './search-index.js';
 
 /**
  * Bumped when the tables change shape; an older file is refused with a clear message. Tables added
- * with `IF NOT EXISTS` (snapshots, the search index) need no bump: an older file just gains them.
+ * with `IF NOT EXISTS` (snapshots, the search index, the change log and webhooks) need no bump: an older file just gains them.
  */
 export const schemaVersion = 1;
 
@@ -96,6 +96,53 @@ CREATE TABLE IF NOT EXISTS mailbox (
   doc TEXT NOT NULL,
   PRIMARY KEY (sid, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  sid INTEGER NOT NULL,
+  eseq INTEGER NOT NULL,
+  upto INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_sandbox ON events (sid, eseq);
+CREATE TABLE IF NOT EXISTS webhooks (
+  sid INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (sid, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deliveries (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  sid INTEGER NOT NULL,
+  webhook_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  url TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  secret TEXT,
+  status TEXT NOT NULL,
+  due INTEGER,
+  max_attempts INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deliveries_by_webhook ON deliveries (sid, webhook_id, n);
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (due);
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  sid INTEGER NOT NULL,
+  delivery_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  status_code INTEGER,
+  duration_ms INTEGER NOT NULL,
+  error TEXT
+);
+CREATE INDEX IF NOT EXISTS delivery_attempts_by_delivery ON delivery_attempts (delivery_id);
 ${searchDdl}
 `;
 

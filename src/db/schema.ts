@@ -200,3 +200,82 @@ export const searchDocs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sid, t.cid, t.seq] })],
 );
+
+/**
+ * The change log (contract section 15): one row per committed change of a sandbox, written in the
+ * change's own transaction. `n` orders the whole log (never reused: AUTOINCREMENT), so event ids,
+ * the dispatcher's cursor and `Last-Event-ID` stay valid across purges; `eseq` counts the
+ * sandbox's own events, so trimming it to `limits.eventsPerSandbox` is one index range delete.
+ * `upto` bounds its bytes to `limits.sandboxBytes`, so the file stays bounded whatever the records weigh.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    n: integer('n').primaryKey({ autoIncrement: true }),
+    sid: integer('sid').notNull(),
+    eseq: integer('eseq').notNull(),
+    /** UTF-8 bytes of `data` of the sandbox's events up to this one: the log is bounded in bytes too. */
+    upto: integer('upto').notNull(),
+    event: text('event').notNull(),
+    /** ms since the epoch */
+    at: integer('at').notNull(),
+    /** JSON text */
+    data: text('data').notNull(),
+  },
+  (t) => [index('events_by_sandbox').on(t.sid, t.eseq)],
+);
+
+/** Webhook subscriptions of a sandbox (contract section 8); they survive its reset. `events` is a JSON array of patterns. */
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    sid: integer('sid').notNull(),
+    id: text('id').notNull(),
+    url: text('url').notNull(),
+    events: text('events').notNull(),
+    secret: text('secret').notNull(),
+    signature: text('signature').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sid, t.id] })],
+);
+
+/**
+ * One event sent to one subscription: its body and target are kept as they were when the event
+ * happened, so retries (and restarts) send the same bytes. `due` is when the next attempt may start
+ * (null once it succeeded or failed). `webhook_id` is `config:<n>` for the config's subscriptions.
+ */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    n: integer('n').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    sid: integer('sid').notNull(),
+    webhookId: text('webhook_id').notNull(),
+    event: text('event').notNull(),
+    body: text('body').notNull(),
+    url: text('url').notNull(),
+    signature: text('signature').notNull(),
+    secret: text('secret'),
+    status: text('status').notNull(),
+    due: integer('due'),
+    maxAttempts: integer('max_attempts').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('deliveries_by_webhook').on(t.sid, t.webhookId, t.n), index('deliveries_due').on(t.due)],
+);
+
+/** Every attempt of every delivery, appended as it ends (so `webhook tail` can follow them by `n`). */
+export const deliveryAttempts = sqliteTable(
+  'delivery_attempts',
+  {
+    n: integer('n').primaryKey({ autoIncrement: true }),
+    sid: integer('sid').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    at: integer('at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId)],
+);

@@ -11,6 +11,7 @@ import { exportFormat, exportVersion, type ExportDocument, type ExportedOverlay 
 import { parseRecordId } from './record-id.js';
 import { maxSnapshotsPerSandbox } from './snapshots.js';
 import { createRecordValidator } from './validate.js';
+import type { Subscription } from './webhook-store.js';
 
 /** Problems beyond these are not looked for: a broken document would otherwise list thousands. */
 export const maxProblems = 10;
@@ -34,6 +35,8 @@ export interface PlannedSandbox {
   mailbox: string[];
   /** Overlay rows by collection name. */
   counts: Record<string, number>;
+  /** Webhook subscriptions; an import replaces the sandbox's with these (none when absent). */
+  webhooks: Subscription[];
 }
 
 export interface CheckOptions {
@@ -102,6 +105,12 @@ export function checkExportDocument(db: OpenDatabase, context: CheckContext, inp
       const createdAt = toTime(snapshot.createdAt, `${path}/snapshots/${j}/createdAt`, problems)!;
       return { name: snapshot.name, createdAt, rows: checker.check(`${path}/snapshots/${j}/collections`, snapshot.collections).rows };
     });
+    const hookIds = new Set<string>();
+    (sandbox.webhooks ?? []).forEach((hook, j) => {
+      if (hookIds.has(hook.id)) problems.add(`${path}/webhooks/${j}/id`, 'names a webhook that appears earlier in this sandbox');
+      hookIds.add(hook.id);
+      toTime(hook.created_at, `${path}/webhooks/${j}/created_at`, problems);
+    });
     const total = overlay.rows.length + snapshots.reduce((sum, s) => sum + s.rows.length, 0);
     if (total >= maxPackedNumber) problems.add(path, `holds ${total} records with its snapshots; at most ${maxPackedNumber - 1} fit in one sandbox`);
     const times = options.into === undefined;
@@ -113,6 +122,7 @@ export function checkExportDocument(db: OpenDatabase, context: CheckContext, inp
       snapshots,
       mailbox: (sandbox.mailbox ?? []).map((message) => JSON.stringify(message)),
       counts: overlay.counts,
+      webhooks: sandbox.webhooks ?? [],
     };
   });
   return problems.list.length ? { ok: false, problems: problems.list } : { ok: true, plan };
@@ -309,6 +319,10 @@ const patternMessages: Record<string, string> = {
   '^[A-Za-z0-9_-]{1,128}$': 'must be a sandbox id: 1-128 characters of A-Z a-z 0-9 _ -',
   '^(?!\\.\\.?$)[A-Za-z0-9_.-]{1,64}$': 'must be a snapshot name: 1-64 characters of A-Z a-z 0-9 _ . -, not "." or ".."',
   '^[a-z][a-z0-9_-]{0,63}$': 'is not a collection name',
+  '^wh_[A-Za-z0-9_-]{1,64}$': 'must be a webhook id: wh_ and 1-64 characters of A-Z a-z 0-9 _ -',
+  '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$': 'must be an http(s) URL',
+  '^(\\*|[a-z0-9_-]+(\\.[a-z0-9_-]+)*(\\.\\*)?)$': 'is not an event pattern (post.created, posts.*, *)',
+  '^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$': 'must be whsec_<base64 key> for the standard signature',
   '^local-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$': 'must be a created record id: local-<uuid v4>',
 };
 

@@ -13,6 +13,7 @@ import { newRecordId, parseRecordId, type RecordId } from './record-id.js';
 import { rowBytes, type SandboxStore } from './sandbox-store.js';
 import { searchText, type SearchIndex } from '../db/search-index.js';
 import { createRecordValidator } from './validate.js';
+import type { ChangeLog } from './change-log.js';
 
 export type Json = Record<string, unknown>;
 
@@ -37,6 +38,8 @@ export interface StoreContext {
   sandboxes: SandboxStore;
   search: SearchIndex;
   limits: { createdPerCollection: number };
+  /** The change log: each write appends its event in its own transaction. */
+  changes: ChangeLog;
   /** Looks up another collection (foreign keys name them by name). */
   collection: (name: string) => CollectionDefinition | undefined;
   emit: (event: ChangeEvent) => void;
@@ -44,8 +47,9 @@ export interface StoreContext {
 
 /** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
 export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
-  const { db, view, sandboxes, search, limits, emit } = context;
+  const { db, view, sandboxes, search, limits, emit, changes } = context;
   const { cid } = definition;
+  const eventName = (action: ChangeEvent['action']) => `${definition.singular}.${action}`;
   const validate = createRecordValidator(definition);
   // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
   const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
@@ -139,7 +143,9 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       const fields = validated(sid, merge(found.fields), found.fields);
       checkUnique(sid, fields, id, found.fields);
       const state = found.state === CREATED ? CREATED : UPDATED;
-      return store(sid, id, state, fields, found.seq, found.bytes);
+      const record = store(sid, id, state, fields, found.seq, found.bytes);
+      changes.append(sid, eventName('updated'), record);
+      return record;
     });
     if (record) emit({ action: 'updated', collection: definition, sandbox, record });
     return record;
@@ -190,7 +196,9 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         if ((view.createdCount.get({ sid, cid }) as number) >= limits.createdPerCollection) {
           throw quotaExceeded(`a sandbox may hold at most ${limits.createdPerCollection} created ${definition.name}; delete one or reset the sandbox`);
         }
-        return store(sid, newRecordId(), CREATED, checked, 0, 0);
+        const record = store(sid, newRecordId(), CREATED, checked, 0, 0);
+        changes.append(sid, eventName('created'), record);
+        return record;
       });
       emit({ action: 'created', collection: definition, sandbox, record });
       return record;
@@ -237,7 +245,9 @@ export function createCollectionStore(definition: CollectionDefinition, context:
           if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
           else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });
         }
-        return { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
+        const record = { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
+        changes.append(sid, eventName('deleted'), record);
+        return record;
       });
       if (record) emit({ action: 'deleted', collection: definition, sandbox, record });
       return record;

@@ -8,11 +8,13 @@ import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
 import { createAuthStore } from './auth-store.js';
+import { createChangeLog } from './change-log.js';
+import { createWebhookStore } from './webhook-store.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
   collections: CollectionDefinition[];
-  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number };
+  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number; eventsPerSandbox?: number };
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -36,6 +38,8 @@ export function createEngine(options: EngineOptions) {
       sandboxChanged(key);
     },
   });
+  const changes = createChangeLog(db, options.limits);
+  const webhooks = createWebhookStore(db, sandboxes);
   const listeners: ChangeListener[] = [];
   const answers = createAnswerCache(db, sandboxes, options.limits);
   const sandboxChanged = (sandbox: string) => answers.drop(sandbox);
@@ -48,6 +52,7 @@ export function createEngine(options: EngineOptions) {
     sandboxes,
     search,
     limits: options.limits,
+    changes,
     collection: (name: string) => byName.get(name),
     emit: (event: ChangeEvent) => {
       sandboxChanged(event.sandbox);
@@ -70,6 +75,21 @@ export function createEngine(options: EngineOptions) {
     collection(name: string): CollectionStore | undefined {
       return stores.get(name);
     },
+    /**
+     * The change log: every committed change of a sandbox, appended in its transaction. Later layers
+     * (auth, GraphQL, custom collections) append their events with `changes.append(sid, name, data)`
+     * inside `sandboxes.write`, or with `logEvent` below; webhooks, `/events` and `webhook tail` read it.
+     */
+    changes,
+    /** Webhook subscriptions and their deliveries, per sandbox. */
+    webhooks,
+    /**
+     * Appends one event for a sandbox in its own transaction (or the running one), giving the
+     * sandbox a row without making it hold data (for events such as `auth.login`).
+     */
+    logEvent(sandbox: string, event: string, data: unknown): void {
+      sandboxes.write(() => changes.append(sandboxes.ensureRow(sandbox), event, data));
+    },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {
       listeners.push(listener);
@@ -84,12 +104,19 @@ export function createEngine(options: EngineOptions) {
     everythingChanged: () => answers.clear(),
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
     reset(sandbox: string): Record<string, number> {
+      const named = (counts: Map<number, number>) => Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
       const counts = sandboxes.write(() => {
         const sid = sandboxes.sidOf(sandbox);
-        return sid ? sandboxes.purge(sid) : new Map<number, number>();
+        if (!sid) return new Map<number, number>();
+        const held = sandboxes.holdsData(sid);
+        const purged = sandboxes.purge(sid);
+        // The log starts over with the reset itself; a sandbox that held nothing logs nothing.
+        changes.purge(sid);
+        if (held) changes.append(sid, 'sandbox.reset', { sandbox, purged: { ...named(purged), custom: 0 } });
+        return purged;
       });
       sandboxChanged(sandbox);
-      return Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
+      return named(counts);
     },
   };
 }

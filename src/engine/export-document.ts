@@ -1,11 +1,14 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
+import type { Subscription } from './webhook-store.js';
 
 /**
  * The export document (contract section 12), described by `schemas/mockapi-export.schema.json`.
  * A sandbox travels as its overlay, never as merged records, so an import onto the same baseline
- * gives back exactly the same sandbox. No seq, sid or secret appears: an import assigns its own.
+ * gives back exactly the same sandbox. No seq or sid appears: an import assigns its own. Webhook
+ * subscriptions travel with their secrets (a subscription is its secret too: receivers set up with it
+ * keep verifying after an import); their deliveries and the event log stay behind.
  * Later layers add optional keys beside `collections` and `snapshots` (custom collections,
  * webhook subscriptions) and keep version 1.
  */
@@ -26,6 +29,8 @@ export interface ExportedSandbox {
   snapshots?: ExportedSnapshot[];
   /** The sandbox mailbox, oldest first; present only when it holds messages (no password hash ever travels). */
   mailbox?: Json[];
+  /** Present only when the sandbox has webhook subscriptions. */
+  webhooks?: Subscription[];
 }
 
 export interface ExportedOverlay {
@@ -72,6 +77,9 @@ export function buildExportDocument(
   const snapshotList = sqlite.prepare(`SELECT name, created_at AS createdAt FROM snapshots WHERE sid = ? ORDER BY created_at, name`);
   const snapshotRows = sqlite.prepare(`SELECT cid, id, state, doc FROM snapshot_rows WHERE sid = ? AND name = ? ORDER BY ${order}`);
   const messages = sqlite.prepare(`SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq`).pluck();
+  const webhookRows = sqlite.prepare(
+    `SELECT id, url, events, secret, signature, created_at AS createdAt FROM webhooks WHERE sid = ? ORDER BY created_at, id`,
+  );
 
   return sqlite.transaction(() => {
     const sandboxes = keys.map((key, index): ExportedSandbox => {
@@ -92,6 +100,17 @@ export function buildExportDocument(
       }
       const mailbox = row ? (messages.all(row.sid) as string[]) : [];
       if (mailbox.length) sandbox.mailbox = mailbox.map((doc) => JSON.parse(doc) as Json);
+      const hooks = row ? (webhookRows.all(row.sid) as { id: string; url: string; events: string; secret: string; signature: Subscription['signature']; createdAt: number }[]) : [];
+      if (hooks.length) {
+        sandbox.webhooks = hooks.map((hook) => ({
+          id: hook.id,
+          url: hook.url,
+          events: JSON.parse(hook.events) as string[],
+          secret: hook.secret,
+          signature: hook.signature,
+          created_at: new Date(hook.createdAt).toISOString(),
+        }));
+      }
       onProgress?.(index + 1, keys.length);
       return sandbox;
     });

@@ -124,7 +124,7 @@ function createWriter({ db, engine, limits }: TransferContext) {
       // No times (an import over HTTP, a hand-written document): active now, like any write. A
       // sandbox that holds nothing and never wrote keeps having no row.
       sid = engine.sandboxes.sidOf(sandbox.key);
-      if (!sid && !holdsData(sandbox) && !sandbox.mailbox.length) return 0;
+      if (!sid && !holdsData(sandbox) && !sandbox.mailbox.length && !sandbox.webhooks.length) return 0;
       const now = Date.now();
       if (sid) setTimes.run(find.get(sandbox.key)!.createdAt, now, sid);
       else sid = insertSandbox.get(sandbox.key, now, now) as number;
@@ -143,6 +143,8 @@ function createWriter({ db, engine, limits }: TransferContext) {
     setSeq.run(seq, sid);
     sandbox.mailbox.forEach((doc, i) => insertMessage.run(sid, i + 1, doc));
     engine.search.reindexSandbox(sid);
+    engine.webhooks.replaceAll(sid, sandbox.webhooks);
+    engine.changes.append(sid, 'sandbox.imported', { sandbox: sandbox.key });
     // What it holds now: whether it counts toward maxSandboxes, and its bytes (checked above).
     engine.sandboxes.recount(sid);
     return sid;

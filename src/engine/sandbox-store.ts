@@ -59,6 +59,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .returning({ sid: sandboxes.sid })
     .prepare();
   const insertEmpty = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 0) RETURNING sid`).pluck();
+  const holdsOf = sqlite.prepare(`SELECT holds FROM sandboxes WHERE sid = ?`).pluck();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
@@ -78,12 +79,21 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
   const purge = orm.delete(overlay).where(eq(overlay.sid, sql.placeholder('sid'))).prepare();
   // Per-sandbox state beside the overlay that a reset purges too: the mailbox, reset tokens,
-  // passwords and persona profiles set in it (not the logged-in user or refresh tokens).
+  // passwords and persona profiles set in it (not the logged-in user, refresh tokens, webhooks or
+  // the change log, which the reset itself purges and then appends to).
   const purgeAlso = ['mailbox', 'reset_tokens', 'auth_passwords', 'auth_profiles'].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
   // Everything else a sandbox holds on file. Later per-sandbox tables add their DELETE here.
-  const dropStatements = ['auth_sessions', 'refresh_tokens', 'snapshot_rows', 'snapshots', 'sandboxes'].map((table) =>
-    sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`),
-  );
+  const dropStatements = [
+    'auth_sessions',
+    'refresh_tokens',
+    'snapshot_rows',
+    'snapshots',
+    'events',
+    'webhooks',
+    'delivery_attempts',
+    'deliveries',
+    'sandboxes',
+  ].map((table) => sqlite.prepare(`DELETE FROM ${table} WHERE sid = ?`));
   const countHolding = sqlite.prepare(`SELECT count(*) FROM sandboxes WHERE holds = 1`).pluck();
   const leastActive = sqlite.prepare(
     `SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes INDEXED BY sandboxes_holding
@@ -190,15 +200,23 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     },
 
     /**
-     * The sid of the sandbox's row, creating it when needed without making it hold data (what a
-     * login or a mailbox message needs: state that does not count toward maxSandboxes). Call
-     * inside `write()`.
+     * Makes sure the sandbox has a row (for what belongs to it but is not data: webhook
+     * subscriptions, the change log of a login) and marks it active, without making it hold data:
+     * it neither counts toward `limits.maxSandboxes` nor evicts another. Call inside `write()`.
      */
     ensureRow(key: string): number {
-      const existing = live(key);
-      if (existing) return existing.sid;
       const now = Date.now();
+      const existing = live(key);
+      if (existing) {
+        markActive.run(now, existing.sid);
+        return existing.sid;
+      }
       return insertEmpty.get(key, now, now) as number;
+    },
+
+    /** Whether the sandbox holds data (overlay rows or snapshots), as its row says. */
+    holdsData(sid: number): boolean {
+      return sid > 0 && holdsOf.get(sid) === 1;
     },
 
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */

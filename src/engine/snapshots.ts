@@ -2,6 +2,7 @@ import type { OpenDatabase } from '../db/open.js';
 import type { SearchIndex } from '../db/search-index.js';
 import { quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
 import type { SandboxStore } from './sandbox-store.js';
+import type { ChangeLog } from './change-log.js';
 
 /** Contract section 12. */
 export const snapshotName = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -19,6 +20,7 @@ export interface SnapshotInfo {
 interface SnapshotDeps {
   sandboxes: SandboxStore;
   search: SearchIndex;
+  changes: ChangeLog;
   /** Announces that what a sandbox sees changed (after a restore commits). */
   sandboxChanged: (sandbox: string) => void;
 }
@@ -109,6 +111,7 @@ export function createSnapshotStore(db: OpenDatabase, deps: SnapshotDeps) {
         restoreSeq.run(seq, sid);
         sandboxes.recount(sid, before);
         search.reindexSandbox(sid);
+        deps.changes.append(sid, 'sandbox.restored', { sandbox, snapshot: name });
         return info(sid, name);
       });
       if (restored) deps.sandboxChanged(sandbox);

@@ -21,6 +21,10 @@ describe('drizzle schema and DDL', () => {
     schema.mailbox,
     schema.searchTerms,
     schema.searchDocs,
+    schema.events,
+    schema.webhooks,
+    schema.deliveries,
+    schema.deliveryAttempts,
   ];
 
   it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('%s has the same columns', (name, table) => {

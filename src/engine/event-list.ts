@@ -1,0 +1,87 @@
+import { invalidCursor, invalidQuery } from '../errors.js';
+import { envelopeOf, fromEventId, type ChangeLog } from './change-log.js';
+import { compilePatterns, parsePatternList } from './event-pattern.js';
+import type { Page } from './list-page.js';
+
+/** `GET /events` parameters (contract section 15), read from a query string. */
+export interface EventListQuery {
+  page: number;
+  limit: number;
+  cursor?: string;
+  patterns: string[];
+  /** Only events after this log position (exclusive). */
+  since: number;
+}
+
+/** Reads `page`/`limit`/`cursor` (with the collections' aliases), `events` (alias `event`) and `since`. 400 for bad values. */
+export function parseEventListQuery(params: URLSearchParams, maxPageSize: number): EventListQuery {
+  const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, maxPageSize);
+  const page = readInteger(params, ['page', '_page'], 1, 1, Math.floor(Number.MAX_SAFE_INTEGER / limit));
+  return { page, limit, cursor: params.get('cursor') ?? undefined, patterns: readPatterns(params), since: readSince(params.get('since')) };
+}
+
+/** `events=post.*,user.created` (alias `event`), 400 naming a malformed pattern. */
+export function readPatterns(params: URLSearchParams): string[] {
+  const { patterns, invalid } = parsePatternList([...params.getAll('events'), ...params.getAll('event')]);
+  if (invalid !== undefined) throw invalidQuery('events', `holds ${JSON.stringify(invalid)}, not an event pattern (post.created, posts.*, *)`);
+  return patterns;
+}
+
+/** An event id (`evt_...`) to its log position; absent or empty is 0 (everything). */
+export function readSince(raw: string | null, parameter = 'since'): number {
+  if (raw === null || raw === '') return 0;
+  const n = fromEventId(raw);
+  if (n === undefined) throw invalidQuery(parameter, 'must be an event id (evt_...)');
+  return n;
+}
+
+/**
+ * One page of a sandbox's log, newest first. The log keeps at most `eventsPerSandbox` rows per
+ * sandbox, so names are filtered here and only the page's rows are read in full. A cursor names
+ * the last event of the previous page: events logged meanwhile never shift a walk.
+ */
+export function listEvents(changes: ChangeLog, sid: number, query: EventListQuery): Page {
+  const matches = compilePatterns(query.patterns);
+  const all = changes.names(sid).filter((row) => row.n > query.since && matches(row.event));
+  const { limit } = query;
+  let start = (query.page - 1) * limit;
+  if (query.cursor !== undefined) {
+    const after = decodeEventCursor(query.cursor);
+    start = all.findIndex((row) => row.n < after);
+    if (start === -1) start = all.length;
+  }
+  const rows = all.slice(start, start + limit);
+  const hasNextPage = start + limit < all.length;
+  const events = changes.at(rows.map((row) => row.n));
+  return {
+    json: `[${events.map(envelopeOf).join(',')}]`,
+    pagination: {
+      page: Math.floor(start / limit) + 1,
+      limit,
+      total: all.length,
+      totalPages: Math.ceil(all.length / limit),
+      hasNextPage,
+      hasPrevPage: start > 0,
+      nextCursor: hasNextPage && rows.length ? Buffer.from(`e:${rows[rows.length - 1].n}`).toString('base64url') : null,
+    },
+  };
+}
+
+function decodeEventCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const n = /^e:(\d{1,15})$/.exec(text)?.[1];
+  if (n === undefined) throw invalidCursor('is not a cursor of this list');
+  return Number(n);
+}
+
+function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
+  for (const name of names) {
+    const raw = params.get(name);
+    if (raw === null) continue;
+    if (!/^\d{1,16}$/.test(raw)) throw invalidQuery(name, `must be a whole number from ${min} to ${max}`);
+    const value = Number(raw);
+    if (value < min || value > max) throw invalidQuery(name, `must be from ${min} to ${max}`);
+    return value;
+  }
+  return fallback;
+}

@@ -1,0 +1,141 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import { randomUUID } from 'node:crypto';
+import { sandboxOf } from '../auth/identity.js';
+import { envelopeOf } from '../engine/change-log.js';
+import { invalidQuery, notFound } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { checkSubscription } from '../webhooks/subscription-input.js';
+import { readWebhookSettings } from '../webhooks/webhook-config.js';
+import { readJsonObject } from './_body.js';
+import { resource } from './_resource.js';
+
+/** `/api/v1/webhooks/*` (contract section 8): the requester's own subscriptions and their deliveries. */
+export function addWebhookRoutes(app: H3, runtime: Runtime): void {
+  const { engine } = runtime;
+  const store = engine.webhooks;
+  const idOf = (event: H3Event, name = 'id') => getRouterParam(event, name, { decode: true }) ?? '';
+  const missing = (id: string) => notFound(`this sandbox has no webhook ${JSON.stringify(id)}`);
+  const settings = () => readWebhookSettings(runtime.config);
+  const subscription = (event: H3Event) => {
+    const id = idOf(event);
+    const found = store.get(sandboxOf(event), id);
+    if (!found) throw missing(id);
+    return found;
+  };
+
+  app.all(
+    '/api/v1/webhooks',
+    resource({
+      GET: {
+        scope: 'webhooks:read',
+        handler: (event) => {
+          const all = store.list(sandboxOf(event));
+          return { data: all, pagination: wholeList(all.length) };
+        },
+      },
+      POST: {
+        scope: 'webhooks:write',
+        handler: async (event) => {
+          const sandbox = sandboxOf(event);
+          const body = await readJsonObject(event, runtime.config.limits.bodyBytes);
+          return store.create(sandbox, checkSubscription(body, settings().allowHosts));
+        },
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/webhooks/:id',
+    resource({
+      GET: { scope: 'webhooks:read', handler: (event) => subscription(event) },
+      PATCH: {
+        scope: 'webhooks:write',
+        handler: async (event) => {
+          const sandbox = sandboxOf(event);
+          const current = subscription(event);
+          const body = await readJsonObject(event, runtime.config.limits.bodyBytes);
+          const updated = store.update(sandbox, current.id, checkSubscription(body, settings().allowHosts, current));
+          if (!updated) throw missing(current.id);
+          return updated;
+        },
+      },
+      DELETE: {
+        scope: 'webhooks:delete',
+        handler: (event) => {
+          const id = idOf(event);
+          if (!store.remove(sandboxOf(event), id)) throw missing(id);
+          return { message: `webhook ${id} deleted`, id };
+        },
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/webhooks/:id/ping',
+    resource({
+      POST: {
+        scope: 'webhooks:write',
+        handler: (event) => {
+          const sandbox = sandboxOf(event);
+          const hook = subscription(event);
+          const [id] = engine.sandboxes.write(() => {
+            const sid = engine.sandboxes.ensureRow(sandbox);
+            const body = envelopeOf({
+              id: `evt_ping_${randomUUID()}`,
+              event: 'test.ping',
+              timestamp: new Date().toISOString(),
+              data: JSON.stringify({ webhook: hook.id, sandbox }),
+            });
+            const { url, signature, secret } = hook;
+            return store.enqueue([{ sid, webhookId: hook.id, event: 'test.ping', body, url, signature, secret, maxAttempts: settings().attempts }]);
+          });
+          runtime.webhooks.kick();
+          return store.delivery(sandbox, id);
+        },
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/webhooks/:id/deliveries',
+    resource({
+      GET: {
+        scope: 'webhooks:read',
+        handler: (event) => {
+          const hook = subscription(event);
+          const params = event.url.searchParams;
+          const limit = boundedInteger('limit', params.get('limit'), 10, 1, runtime.config.limits.maxPageSize);
+          const page = boundedInteger('page', params.get('page'), 1, 1, 1_000_000);
+          const { rows, total } = store.deliveries(sandboxOf(event), hook.id, limit, (page - 1) * limit);
+          return { data: rows, pagination: pageOf(page, limit, total) };
+        },
+      },
+    }),
+  );
+  app.all(
+    '/api/v1/webhooks/deliveries/:delivery_id/retry',
+    resource({
+      POST: {
+        scope: 'webhooks:write',
+        handler: (event) => {
+          const id = idOf(event, 'delivery_id');
+          const delivery = store.retry(sandboxOf(event), id);
+          if (!delivery) throw notFound(`this sandbox has no delivery ${JSON.stringify(id)}`);
+          runtime.webhooks.kick();
+          return delivery;
+        },
+      },
+    }),
+  );
+}
+
+const wholeList = (total: number) => pageOf(1, Math.max(total, 1), total);
+
+function pageOf(page: number, limit: number, total: number) {
+  const totalPages = Math.ceil(total / limit);
+  return { page, limit, total, totalPages, hasNextPage: page < totalPages, hasPrevPage: page > 1, nextCursor: null };
+}
+
+function boundedInteger(name: string, raw: string | null, fallback: number, min: number, max: number): number {
+  if (raw === null) return fallback;
+  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) throw invalidQuery(name, `must be a whole number from ${min} to ${max}`);
+  return value;
+}

@@ -1,0 +1,246 @@
+import type { LoggedEvent } from '../engine/change-log.js';
+import { envelopeOf } from '../engine/change-log.js';
+import { compilePatterns } from '../engine/event-pattern.js';
+import type { Engine } from '../engine/engine.js';
+import type { DeliveryJob, NewDelivery, Subscription } from '../engine/webhook-store.js';
+import { hostAllowed } from './subscription-input.js';
+import { signatureHeaders } from './signature.js';
+import { readWebhookSettings, type ConfigSubscription, type WebhookSettings } from './webhook-config.js';
+
+/** At most this many attempts run at once against one host (a slow receiver must not starve the others), and in all. */
+const perHost = 16;
+const inAll = 128;
+/** Events read from the log per transaction. */
+const batch = 500;
+export const userAgent = 'Service-Webhook-Dispatcher/1.0';
+
+export interface Dispatcher {
+  /** Looks for due deliveries now (after a ping or a manual retry). */
+  kick(): void;
+  /** Stops timers and abandons attempts in flight (they stay pending on file and resume after a restart). */
+  stop(): void;
+}
+
+/**
+ * Delivers the change log to webhook subscriptions (contract section 8). It reads the log, not the
+ * writes of this process, so events written by CLI commands are delivered too: each batch of new
+ * events becomes pending deliveries in the same transaction that moves its cursor (kept in the
+ * file), so a restart neither loses nor repeats one. Attempts run off the request path, bounded per
+ * target host; each is recorded with its outcome, and 5xx, timeouts and connection errors are tried
+ * again with exponential backoff and jitter until `webhooks.attempts` attempts were made.
+ */
+export function startDispatcher(engine: Engine, config: () => unknown): Dispatcher {
+  const store = engine.webhooks;
+  const active = new Map<string, number>();
+  const inFlight = new Map<string, AbortController>();
+  let stopped = false;
+  let pumpQueued = false;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+
+  /** New log rows → pending deliveries, cursor moved in the same transaction. */
+  const scan = () => {
+    if (stopped) return;
+    try {
+      for (;;) {
+        const settings = readWebhookSettings(config());
+        const more = engine.sandboxes.write(() => {
+          let cursor = store.cursor();
+          // A file that never ran a dispatcher starts at its end: old history is not sent to today's subscribers.
+          if (cursor === undefined) cursor = engine.changes.latest();
+          const rows = engine.changes.after(cursor, batch);
+          const deliveries: NewDelivery[] = [];
+          const bySid = new Map<number, Subscription[]>();
+          for (const row of rows) {
+            let own = bySid.get(row.sid);
+            if (!own) {
+              own = store.ofSid(row.sid);
+              bySid.set(row.sid, own);
+            }
+            deliveries.push(...deliveriesFor(row, own, settings));
+            cursor = row.n;
+          }
+          store.enqueue(deliveries);
+          store.setCursor(cursor);
+          return rows.length === batch;
+        });
+        if (!more) break;
+      }
+    } catch {
+      return; // busy or closing: the next wake tries again
+    }
+    queuePump();
+  };
+
+  const queuePump = () => {
+    if (pumpQueued || stopped) return;
+    pumpQueued = true;
+    setImmediate(pump);
+  };
+
+  const pump = () => {
+    pumpQueued = false;
+    if (stopped) return;
+    let jobs: DeliveryJob[];
+    try {
+      jobs = store.due(Date.now(), inAll + inFlight.size);
+    } catch {
+      return;
+    }
+    const settings = readWebhookSettings(config());
+    for (const job of jobs) {
+      if (inFlight.has(job.id) || inFlight.size >= inAll) continue;
+      const host = hostOf(job.url);
+      if ((active.get(host) ?? 0) >= perHost) continue;
+      void attempt(job, host, settings);
+    }
+    schedule();
+  };
+
+  /** Wakes the pump when the next pending delivery falls due. */
+  const schedule = () => {
+    if (stopped) return;
+    let next: number | undefined;
+    try {
+      next = store.nextDue();
+    } catch {
+      return;
+    }
+    if (next === undefined) return;
+    const at = Math.max(next, Date.now() + 5);
+    if (timer && timerAt <= at) return;
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      timerAt = Infinity;
+      pump();
+    }, at - Date.now());
+    timer.unref();
+  };
+
+  async function attempt(job: DeliveryJob, host: string, settings: WebhookSettings): Promise<void> {
+    const controller = new AbortController();
+    inFlight.set(job.id, controller);
+    active.set(host, (active.get(host) ?? 0) + 1);
+    const at = Date.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      if (!hostAllowed(job.url, settings.allowHosts)) throw new Error('the host is not in webhooks.allowHosts');
+      const timeout = setTimeout(() => controller.abort(new Error(`no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs);
+      try {
+        const response = await fetch(job.url, {
+          method: 'POST',
+          headers: headersFor(job),
+          body: job.body,
+          signal: controller.signal,
+          redirect: 'manual',
+        });
+        statusCode = response.status;
+        // Read (and drop) the answer, so the connection can be reused; its time counts.
+        await response.arrayBuffer().catch(() => undefined);
+      } finally {
+        clearTimeout(timeout);
+      }
+    } catch (caught) {
+      const reason = controller.signal.aborted ? controller.signal.reason : caught;
+      error = describe(reason);
+    } finally {
+      inFlight.delete(job.id);
+      active.set(host, (active.get(host) ?? 1) - 1);
+    }
+    if (stopped) return; // abandoned: still pending on file
+    const made = job.made + 1;
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const retryable = !ok && (statusCode === null || statusCode >= 500) && error !== 'the host is not in webhooks.allowHosts';
+    const next = ok
+      ? ({ status: 'succeeded' } as const)
+      : retryable && made < job.maxAttempts
+        ? { due: Date.now() + backoff(settings.backoffMs, made) }
+        : ({ status: 'failed' } as const);
+    try {
+      store.recordAttempt(job, { at, statusCode, durationMs: Date.now() - at, error }, next);
+    } catch {
+      return;
+    }
+    queuePump();
+  }
+
+  const unwatch = engine.changes.watch(scan);
+  // Deliveries left pending by a previous run (or a kill) resume now, and events logged while no server ran are picked up.
+  setImmediate(scan);
+
+  return {
+    kick: queuePump,
+    stop() {
+      stopped = true;
+      unwatch();
+      clearTimeout(timer);
+      for (const controller of inFlight.values()) controller.abort(new Error('the server is stopping'));
+    },
+  };
+}
+
+/** The deliveries one logged event makes: the sandbox's own subscriptions and the config's that match it. */
+function deliveriesFor(row: LoggedEvent, own: Subscription[], settings: WebhookSettings): NewDelivery[] {
+  const body = envelopeOf(row);
+  const targets: (Subscription | ConfigSubscription)[] = [...own, ...settings.subscriptions];
+  return targets
+    .filter((s) => compiled(s.events)(row.event))
+    .map((s) => ({
+      sid: row.sid,
+      webhookId: s.id,
+      event: row.event,
+      body,
+      url: s.url,
+      signature: s.signature,
+      secret: s.secret,
+      maxAttempts: settings.attempts,
+    }));
+}
+
+const compiledCache = new Map<string, (name: string) => boolean>();
+function compiled(patterns: string[]): (name: string) => boolean {
+  const key = patterns.join(',');
+  let test = compiledCache.get(key);
+  if (!test) {
+    if (compiledCache.size > 1000) compiledCache.clear();
+    compiledCache.set(key, (test = compilePatterns(patterns)));
+  }
+  return test;
+}
+
+/** The request headers of one attempt (contract section 8), signed now. */
+export function headersFor(job: Pick<DeliveryJob, 'id' | 'event' | 'body' | 'signature' | 'secret'>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    'x-service-event': job.event,
+    'x-service-delivery': job.id,
+  };
+  if (job.secret !== null) Object.assign(headers, signatureHeaders(job.signature, job.secret, { body: job.body, deliveryId: job.id, timestamp: Math.floor(Date.now() / 1000) }));
+  return headers;
+}
+
+/** Exponential backoff with full jitter around it: base × 2^(n-1) × [0.5, 1.5). */
+export function backoff(baseMs: number, attemptsMade: number): number {
+  return Math.round(baseMs * 2 ** (attemptsMade - 1) * (0.5 + Math.random()));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code) return `${error.message}: ${cause.code}`;
+    return error.message;
+  }
+  return String(error);
+}
