@@ -19,6 +19,8 @@ describe('deliveries across a kill', () => {
     const records = [];
     for (let i = 0; i < 12; i++) records.push(await create(client, 'todos', { user_id: 1, title: `todo ${i}` }));
     await target.waitFor(1);
+    // Every event has become a pending delivery (the dispatcher queues them right after each write).
+    await eventually(async () => (await client.get(`/webhooks/${hook.id}/deliveries?limit=50`)).body.data.length === 12);
     expect(await first.stop('SIGKILL')).toBeNull();
 
     // While no server runs: a CLI reset logs an event that must be delivered once one does.

@@ -61,6 +61,13 @@ export interface NewDelivery {
   maxAttempts: number;
 }
 
+/** One ended attempt of a delivery and what follows it. */
+export interface AttemptRecord {
+  job: DeliveryJob;
+  attempt: { at: number; statusCode: number | null; durationMs: number; error: string | null };
+  next: { due: number } | { status: 'succeeded' | 'failed' };
+}
+
 /** Subscriptions one sandbox may have: each costs a delivery per matching event. */
 export const maxSubscriptionsPerSandbox = 20;
 /** Finished deliveries kept per subscription (about: trimmed every `trimEvery` deliveries); pending ones are never trimmed. */
@@ -277,12 +284,14 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
       return (nextDue.get() as number | null) ?? undefined;
     },
 
-    /** Records an attempt and what follows: `due` for another attempt, else the final status. */
-    recordAttempt(job: DeliveryJob, attempt: { at: number; statusCode: number | null; durationMs: number; error: string | null }, next: { due: number } | { status: 'succeeded' | 'failed' }): void {
+    /** Records attempts and what follows each (`due` for another attempt, else the final status), in one transaction. */
+    recordAttempts(records: AttemptRecord[]): void {
       sqlite.transaction(() => {
-        insertAttempt.run(job.sid, job.id, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error);
-        if ('due' in next) finish.run('pending', next.due, job.id);
-        else finish.run(next.status, null, job.id);
+        for (const { job, attempt, next } of records) {
+          insertAttempt.run(job.sid, job.id, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error);
+          if ('due' in next) finish.run('pending', next.due, job.id);
+          else finish.run(next.status, null, job.id);
+        }
       }).immediate();
     },
 

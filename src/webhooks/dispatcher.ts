@@ -2,14 +2,17 @@ import type { LoggedEvent } from '../engine/change-log.js';
 import { envelopeOf } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import type { Engine } from '../engine/engine.js';
-import type { DeliveryJob, NewDelivery, Subscription } from '../engine/webhook-store.js';
+import type { AttemptRecord, DeliveryJob, NewDelivery, Subscription } from '../engine/webhook-store.js';
 import { hostAllowed } from './subscription-input.js';
 import { signatureHeaders } from './signature.js';
+import { postJson, socketsPerHost } from './post.js';
 import { readWebhookSettings, type ConfigSubscription, type WebhookSettings } from './webhook-config.js';
 
 /** At most this many attempts run at once against one host (a slow receiver must not starve the others), and in all. */
-const perHost = 16;
+const perHost = socketsPerHost;
 const inAll = 128;
+/** Due deliveries read ahead of the attempts that run. */
+const readAhead = 256;
 /** Events read from the log per transaction. */
 const batch = 500;
 export const userAgent = 'Service-Webhook-Dispatcher/1.0';
@@ -78,23 +81,48 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
     setImmediate(pump);
   };
 
-  const pump = () => {
-    pumpQueued = false;
-    if (stopped) return;
+  /**
+   * Due deliveries read ahead (`queue`), so that an attempt ending starts the next one without a
+   * query: the file is read again only when the queue runs low.
+   */
+  const queue: DeliveryJob[] = [];
+  const queued = new Set<string>();
+  /** Ended attempts not yet written: their rows still say pending and due. */
+  const recorded = new Set<string>();
+  const refill = () => {
     let jobs: DeliveryJob[];
     try {
-      jobs = store.due(Date.now(), inAll + inFlight.size);
+      jobs = store.due(Date.now(), readAhead + inFlight.size + queue.length);
     } catch {
       return;
     }
-    const settings = readWebhookSettings(config());
     for (const job of jobs) {
-      if (inFlight.has(job.id) || inFlight.size >= inAll) continue;
+      if (inFlight.has(job.id) || queued.has(job.id) || recorded.has(job.id)) continue;
+      queued.add(job.id);
+      queue.push(job);
+    }
+  };
+  const startQueued = (settings: WebhookSettings) => {
+    for (let i = 0; i < queue.length && inFlight.size < inAll; ) {
+      const job = queue[i];
       const host = hostOf(job.url);
-      if ((active.get(host) ?? 0) >= perHost) continue;
+      if ((active.get(host) ?? 0) >= perHost) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      queued.delete(job.id);
       void attempt(job, host, settings);
     }
-    schedule();
+  };
+
+  const pump = () => {
+    pumpQueued = false;
+    if (stopped) return;
+    const settings = readWebhookSettings(config());
+    if (queue.length < readAhead / 2) refill();
+    startQueued(settings);
+    if (!queue.length) schedule();
   };
 
   /** Wakes the pump when the next pending delivery falls due. */
@@ -128,29 +156,15 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
     let error: string | null = null;
     try {
       if (!hostAllowed(job.url, settings.allowHosts)) throw new Error('the host is not in webhooks.allowHosts');
-      const timeout = setTimeout(() => controller.abort(new Error(`no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs);
-      try {
-        const response = await fetch(job.url, {
-          method: 'POST',
-          headers: headersFor(job),
-          body: job.body,
-          signal: controller.signal,
-          redirect: 'manual',
-        });
-        statusCode = response.status;
-        // Read (and drop) the answer, so the connection can be reused; its time counts.
-        await response.arrayBuffer().catch(() => undefined);
-      } finally {
-        clearTimeout(timeout);
-      }
+      statusCode = await postJson(job.url, headersFor(job), job.body, settings.timeoutMs, controller.signal);
     } catch (caught) {
-      const reason = controller.signal.aborted ? controller.signal.reason : caught;
-      error = describe(reason);
+      error = describe(caught);
     } finally {
       inFlight.delete(job.id);
       active.set(host, (active.get(host) ?? 1) - 1);
     }
     if (stopped) return; // abandoned: still pending on file
+    recorded.add(job.id);
     const made = job.made + 1;
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const retryable = !ok && (statusCode === null || statusCode >= 500) && error !== 'the host is not in webhooks.allowHosts';
@@ -159,12 +173,32 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
       : retryable && made < job.maxAttempts
         ? { due: Date.now() + backoff(settings.backoffMs, made) }
         : ({ status: 'failed' } as const);
+    record({ job, attempt: { at, statusCode, durationMs: Date.now() - at, error }, next });
+  }
+
+  /**
+   * Outcomes of the attempts that ended in one turn of the event loop, written in one transaction
+   * (a kill before it leaves those deliveries pending: they are sent again after the restart, with
+   * the same delivery id, which receivers deduplicate on).
+   */
+  let ended: AttemptRecord[] = [];
+  const record = (outcome: AttemptRecord) => {
+    ended.push(outcome);
+    if (ended.length === 1) setImmediate(flush);
+  };
+  const flush = () => {
+    const records = ended;
+    ended = [];
+    if (stopped || !records.length) return;
     try {
-      store.recordAttempt(job, { at, statusCode, durationMs: Date.now() - at, error }, next);
+      store.recordAttempts(records);
     } catch {
-      return;
+      return; // closing
     }
-    queuePump();
+    // A job's outcome is on file before it may be read again (the next `due` query).
+    for (const { job } of records) recorded.delete(job.id);
+    pump();
+    if (records.some((r) => 'due' in r.next)) schedule();
   }
 
   const unwatch = engine.changes.watch(scan);
@@ -238,9 +272,8 @@ function hostOf(url: string): string {
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code) return `${error.message}: ${cause.code}`;
-    return error.message;
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
   }
   return String(error);
 }
