@@ -60,7 +60,12 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
   /** Logs the account in: a new token family, and the sandbox's cookie session. */
   const logIn = async (event: H3Event, sandbox: string, account: Account, given: Json) => {
     const answer = await auth.issue(sandbox, account, { now: now(event), accessTtl: accessTtl(event, given) });
-    engine.sandboxes.write(() => store.setSession(engine.sandboxes.ensureRow(sandbox), account.id));
+    engine.sandboxes.write(() => {
+      const sid = engine.sandboxes.ensureRow(sandbox);
+      store.setSession(sid, account.id);
+      // In the change log with the login itself, so webhooks and /events see it (contract section 8).
+      engine.changes.append(sid, 'auth.login', { user: account.user, role: account.role });
+    });
     return answer;
   };
 
@@ -116,7 +121,9 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           // The user and its password in one transaction: a registered user always has one.
           const record = engine.sandboxes.write(() => {
             const created = users.create(sandbox, { name, username, email });
-            store.setPassword(engine.sandboxes.sidOf(sandbox), String(created.id), hash);
+            const sid = engine.sandboxes.sidOf(sandbox);
+            store.setPassword(sid, String(created.id), hash);
+            engine.changes.append(sid, 'auth.registered', { user: created, role: 'editor' });
             return created;
           });
           return logIn(event, sandbox, accounts.byId(sandbox, String(record.id))!, given);
