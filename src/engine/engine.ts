@@ -8,6 +8,7 @@ import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
 import { createSearchIndex } from '../db/search-index.js';
 import { createAuthStore } from './auth-store.js';
+import { createSandboxView, type SandboxViewOptions } from './sandbox-view.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
@@ -69,6 +70,10 @@ export function createEngine(options: EngineOptions) {
     /** The store of a collection, or undefined for a name that is not one. */
     collection(name: string): CollectionStore | undefined {
       return stores.get(name);
+    },
+    /** The engine bound to one sandbox: what GraphQL resolvers and custom routes call (`sandbox-view.ts`). */
+    forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
+      return createSandboxView({ context, store: (name) => stores.get(name) }, sandbox, viewOptions);
     },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {
