@@ -10,6 +10,7 @@ import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
 import { drainUnreadBody } from './routes/_drain.js';
 import { identify } from './auth/identify.js';
 import { addAuthRoutes } from './routes/auth.js';
+import { addGraphQLRoutes } from './routes/graphql.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -23,6 +24,7 @@ export function createApp(runtime: Runtime): H3 {
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);
+  addGraphQLRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }
