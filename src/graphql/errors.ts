@@ -30,7 +30,7 @@ export function createErrorFormatter(onUnexpected: (error: unknown) => void) {
       source: error.source,
       positions: error.positions,
       path: error.path,
-      extensions: { ...error.extensions, code: error.path ? 'BAD_REQUEST' : 'GRAPHQL_VALIDATION_FAILED' },
+      extensions: { ...error.extensions, code: error.path ? 'BAD_REQUEST' : error.message.startsWith('Syntax Error') ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED' },
     });
   };
 }

@@ -5,6 +5,7 @@ import { sandboxOf } from '../auth/identity.js';
 import { payloadTooLarge } from '../errors.js';
 import { createGraphQLContext, type GraphQLContext } from '../graphql/context.js';
 import { createErrorFormatter } from '../graphql/errors.js';
+import { createLimitRule } from '../graphql/limits.js';
 import { graphiqlAsset, graphiqlAssets, graphiqlPage } from '../graphql/graphiql.js';
 import { buildGraphQLSchema } from '../graphql/schema.js';
 import type { Runtime } from '../runtime.js';
@@ -31,6 +32,8 @@ export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
       const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
       return createGraphQLContext(engine.forSandbox(sandboxOf(req.raw), { maxPageSize }), { role: identity.role, scopes: identity.scopes });
     },
+    // Depth, aliases and cost are refused while validating, before anything is read.
+    validationRules: (_req, args, rules) => [...rules, createLimitRule(args.variableValues)],
     formatError: createErrorFormatter((error) => consola.error('a GraphQL resolver failed:', error)),
   });
 
