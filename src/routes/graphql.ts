@@ -5,7 +5,7 @@ import { sandboxOf } from '../auth/identity.js';
 import { payloadTooLarge } from '../errors.js';
 import { createGraphQLContext, type GraphQLContext } from '../graphql/context.js';
 import { createErrorFormatter } from '../graphql/errors.js';
-import { createLimitRule } from '../graphql/limits.js';
+import { createDocumentCache } from '../graphql/prepared.js';
 import { graphiqlAsset, graphiqlAssets, graphiqlPage } from '../graphql/graphiql.js';
 import { buildGraphQLSchema } from '../graphql/schema.js';
 import type { Runtime } from '../runtime.js';
@@ -25,15 +25,21 @@ export const graphqlPath = '/api/v1/graphql';
 export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
   const { engine } = runtime;
   const schema = buildGraphQLSchema(engine.collections);
+  const prepare = createDocumentCache(schema);
+  const contextOf = (event: H3Event): GraphQLContext => {
+    const identity = event.context.identity!;
+    const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
+    return createGraphQLContext(engine.forSandbox(sandboxOf(event), { maxPageSize }), { role: identity.role, scopes: identity.scopes });
+  };
   const handle = createHandler<H3Event, undefined, GraphQLContext>({
     schema,
-    context: (req) => {
-      const identity = req.raw.context.identity!;
-      const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
-      return createGraphQLContext(engine.forSandbox(sandboxOf(req.raw), { maxPageSize }), { role: identity.role, scopes: identity.scopes });
+    // Parsed and validated once per query text (depth, aliases and cost included, per variable
+    // set), refused before anything is read; graphql-http then executes (GET mutations: 405).
+    onSubscribe: (req, params) => {
+      const prepared = prepare(params.query, params.variables);
+      if ('errors' in prepared) return prepared.errors;
+      return { schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue: contextOf(req.raw) };
     },
-    // Depth, aliases and cost are refused while validating, before anything is read.
-    validationRules: (_req, args, rules) => [...rules, createLimitRule(args.variableValues)],
     formatError: createErrorFormatter((error) => consola.error('a GraphQL resolver failed:', error)),
   });
 
