@@ -3,7 +3,7 @@ import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';
 import { listPage, type Pagination } from './list-page.js';
-import { listParamsToSearch, parseListQuery, type ListParams, type ListQuery } from './list-query.js';
+import { listParamsToSearch, parseListQuery, parseRelationsQuery, type ListParams, type ListQuery } from './list-query.js';
 import { relatedOf } from './relations.js';
 import { maxRelated } from '../db/merged-view.js';
 
@@ -42,23 +42,21 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
   const queryOf = (definition: CollectionDefinition, params?: ListParams): ListQuery =>
     parseListQuery(listParamsToSearch(params), maxPageSize, definition);
   const toResult = (page: { json: string; pagination: Pagination }): ListResult => ({ data: JSON.parse(page.json) as Json[], pagination: page.pagination });
+  const missingIn = (definition: CollectionDefinition, id: unknown) => notFound(`${definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
 
   function collection(name: string) {
     const store = deps.store(name);
     if (!store) throw notFound(`no collection named "${name}"`);
     const { definition } = store;
-    const missing = (id: unknown) => notFound(`${definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
+    const missing = (id: unknown) => missingIn(definition, id);
     const relationOf = (relationName: string): Relation => {
       const relation = definition.relations.find((r) => r.name === relationName);
       if (!relation) throw notFound(`${definition.name} have no relation "${relationName}"`);
       return relation;
     };
     /** A list of the relation's target restricted to children of `keys` (the sub-resource's filter). */
-    const childQuery = (relation: Relation, target: CollectionDefinition, keys: unknown[], params?: ListParams): ListQuery => {
-      const query = queryOf(target, params);
-      query.filters.push({ field: relation.field, op: 'eq', values: keys.filter((k): k is string | number => typeof k === 'number' || typeof k === 'string') });
-      return query;
-    };
+    const childQuery = (relation: Relation, target: CollectionDefinition, keys: unknown[], params?: ListParams): ListQuery =>
+      childQueryFrom(queryOf(target, params), relation, keys);
 
     return {
       definition,
@@ -101,6 +99,28 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
         if (!target) return undefined;
         if (relation.kind === 'one') return record[relation.field] === undefined ? undefined : target.get(sandbox, record[relation.field]);
         return toResult(target.list(sandbox, childQuery(relation, target.definition, [record[relation.key ?? 'id']], params)));
+      },
+      /**
+       * A sub-resource as REST sends it, JSON text straight from the store (`/posts/1/comments`:
+       * the list envelope with every list parameter; `/posts/1/user`: the record, with
+       * `_embed`/`_expand`). The parent must be visible in the sandbox, and so must a `one`
+       * relation's record: else 404.
+       */
+      relatedJson(id: unknown, relationName: string, search: URLSearchParams): string {
+        const relation = relationOf(relationName);
+        const target = deps.store(relation.collection);
+        if (!target) throw notFound(`no collection named "${relation.collection}"`);
+        const parent = store.get(sandbox, id);
+        if (!parent) throw missing(id);
+        if (relation.kind === 'one') {
+          const relations = parseRelationsQuery(search, target.definition);
+          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
+          if (json === undefined) throw missingIn(target.definition, parent[relation.field] ?? null);
+          return json;
+        }
+        const query = parseListQuery(search, maxPageSize, target.definition);
+        const page = target.list(sandbox, childQueryFrom(query, relation, [parent[relation.key ?? 'id']]));
+        return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
       },
       /** Records by id in one statement, in the order asked; undefined where this sandbox sees none. */
       async getMany(ids: readonly unknown[]): Promise<(Json | undefined)[]> {
@@ -147,6 +167,12 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
   }
 
   return { sandbox, collection };
+}
+
+/** Restricts a list of the relation's target to the children of `keys` (the sub-resource's filter). */
+function childQueryFrom(query: ListQuery, relation: Relation, keys: unknown[]): ListQuery {
+  query.filters.push({ field: relation.field, op: 'eq', values: keys.filter((k): k is string | number => typeof k === 'number' || typeof k === 'string') });
+  return query;
 }
 
 export type SandboxView = ReturnType<typeof createSandboxView>;
