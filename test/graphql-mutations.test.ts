@@ -72,6 +72,10 @@ describe('GraphQL mutations', () => {
     const answer = await client.get(`/graphql?query=${encodeURIComponent('mutation { deleteTodo(id: 1) { id } }')}`);
     expect(answer.status).toBe(405);
     expect((await client.get('/todos/1')).status).toBe(200);
+    // HEAD is GET without a body, as elsewhere.
+    const head = await client.call('HEAD', `/graphql?query=${encodeURIComponent('{ todo(id: 1) { id } }')}`);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
   });
 
   it('keeps REST roles: a viewer reads but cannot mutate, an editor cannot delete', async () => {

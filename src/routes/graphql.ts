@@ -44,7 +44,9 @@ export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
   });
 
   const run = async (event: H3Event, body: string | null) => {
-    const [text, init] = await handle({ method: event.req.method, url: event.req.url, headers: event.req.headers, body, raw: event, context: undefined });
+    // HEAD is GET without the body (h3 drops it), as on every other route.
+    const method = event.req.method === 'HEAD' ? 'GET' : event.req.method;
+    const [text, init] = await handle({ method, url: event.req.url, headers: event.req.headers, body, raw: event, context: undefined });
     event.res.status = init.status;
     event.res.statusText = init.statusText;
     for (const [name, value] of Object.entries(init.headers ?? {})) event.res.headers.set(name, value);
