@@ -12,6 +12,7 @@ import { identify } from './auth/identify.js';
 import { addAuthRoutes } from './routes/auth.js';
 import { addEventRoutes } from './routes/events.js';
 import { addWebhookRoutes } from './routes/webhooks.js';
+import { addGraphQLRoutes } from './routes/graphql.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -27,6 +28,7 @@ export function createApp(runtime: Runtime): H3 {
   addSandboxTransferRoutes(app, runtime);
   addEventRoutes(app, runtime);
   addWebhookRoutes(app, runtime);
+  addGraphQLRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

@@ -10,6 +10,7 @@ import { createSearchIndex } from '../db/search-index.js';
 import { createAuthStore } from './auth-store.js';
 import { createChangeLog } from './change-log.js';
 import { createWebhookStore } from './webhook-store.js';
+import { createSandboxView, type SandboxViewOptions } from './sandbox-view.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
@@ -89,6 +90,10 @@ export function createEngine(options: EngineOptions) {
      */
     logEvent(sandbox: string, event: string, data: unknown): void {
       sandboxes.write(() => changes.append(sandboxes.ensureRow(sandbox), event, data));
+    },
+    /** The engine bound to one sandbox: what GraphQL resolvers and custom routes call (`sandbox-view.ts`). */
+    forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
+      return createSandboxView({ context, store: (name) => stores.get(name) }, sandbox, viewOptions);
     },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {

@@ -191,3 +191,24 @@ export function scalarFields(definition: CollectionDefinition): Map<string, Fiel
   walk(definition.fields, '');
   return out;
 }
+
+/** A value of a list parameter given as an object: repeated (an array) for OR, as in `id=1&id=2`. */
+export type ListParamValue = string | number | boolean | bigint;
+/** The REST list parameters as a plain object: `{user_id: 1, _sort: '-id', limit: 5, q: 'x', cursor}`. */
+export type ListParams = Record<string, ListParamValue | readonly ListParamValue[] | null | undefined>;
+
+/**
+ * The object form of a list query (the engine surface's), turned into the query string the REST
+ * parser reads, so both forms share every rule and every error. `null`/`undefined` are left out.
+ */
+export function listParamsToSearch(params: ListParams = {}): URLSearchParams {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === null || value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (!['string', 'number', 'boolean', 'bigint'].includes(typeof one)) throw invalidQuery(name, 'must be a string, number or boolean (or a list of them)');
+      search.append(name, String(one));
+    }
+  }
+  return search;
+}

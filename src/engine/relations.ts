@@ -10,25 +10,34 @@ export function attachRelations(context: StoreContext, definition: CollectionDef
   for (const name of names) {
     const relation = definition.relations.find((r) => r.name === name);
     if (!relation) continue;
-    const target = context.collection(relation.collection);
-    if (!target) continue;
-    if (relation.kind === 'many') {
-      const key = relation.key ?? 'id';
-      const children = relatedRecords(context, target, sid, relation, records.map((r) => r[key]));
-      const byKey = new Map<unknown, Json[]>();
-      for (const child of children) {
-        const list = byKey.get(child[relation.field]);
-        if (list) list.push(child);
-        else byKey.set(child[relation.field], [child]);
-      }
-      for (const record of records) record[relation.name] = byKey.get(record[key]) ?? [];
-    } else {
-      const parents = relatedRecords(context, target, sid, relation, records.map((r) => r[relation.field]));
-      const byId = new Map(parents.map((p) => [p.id, p]));
-      // A parent the sandbox deleted is absent: null says so without failing the page.
-      for (const record of records) record[relation.name] = byId.get(record[relation.field]) ?? null;
-    }
+    const values = relatedOf(context, sid, relation, records);
+    if (values) records.forEach((record, i) => (record[relation.name] = values[i]));
   }
+}
+
+/**
+ * Each record's related value in one statement: `many`, the children (default order); `one`, the
+ * parent, or null when the sandbox cannot see it. Undefined when the target collection is unknown.
+ * GraphQL's per-request loaders batch through this too.
+ */
+export function relatedOf(context: StoreContext, sid: number, relation: Relation, records: Json[]): (Json[] | Json | null)[] | undefined {
+  const target = context.collection(relation.collection);
+  if (!target) return undefined;
+  if (relation.kind === 'many') {
+    const key = relation.key ?? 'id';
+    const children = relatedRecords(context, target, sid, relation, records.map((r) => r[key]));
+    const byKey = new Map<unknown, Json[]>();
+    for (const child of children) {
+      const list = byKey.get(child[relation.field]);
+      if (list) list.push(child);
+      else byKey.set(child[relation.field], [child]);
+    }
+    return records.map((record) => byKey.get(record[key]) ?? []);
+  }
+  const parents = relatedRecords(context, target, sid, relation, records.map((r) => r[relation.field]));
+  const byId = new Map(parents.map((p) => [p.id, p]));
+  // A parent the sandbox deleted is absent: null says so without failing the page.
+  return records.map((record) => byId.get(record[relation.field]) ?? null);
 }
 
 function relatedRecords(context: StoreContext, target: CollectionDefinition, sid: number, relation: Relation, keys: unknown[]): Json[] {

@@ -37,7 +37,7 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<Rec
  * Reads the body up to `limit` bytes. Past it, the reader is released and 413 thrown: the app's
  * drain (`_drain.ts`) reads the rest before the answer goes out, so the client gets the 413.
  */
-async function readText(event: H3Event, limit: number): Promise<string> {
+export async function readText(event: H3Event, limit: number): Promise<string> {
   const stream = event.req.body;
   if (!stream) return '';
   const chunks: Uint8Array[] = [];

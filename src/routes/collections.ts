@@ -124,28 +124,14 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
       handler: (event) => {
         const store = storeOf(event);
         const relation = relationOf(event, store);
-        const target = storeOf(event, relation.collection);
         const sandbox = sandboxOf(event);
         const id = idOf(event);
-        return answer(event, sandbox, () => relatedBody(event, store, relation, target, sandbox, id));
+        return answer(event, sandbox, () =>
+          engine.forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize }).collection(store.definition.name).relatedJson(id, relation.name, event.url.searchParams),
+        );
       },
     },
   });
-  /** A sub-resource's answer: the parent must be visible in the sandbox, else 404. */
-  const relatedBody = (event: H3Event, store: CollectionStore, relation: Relation, target: CollectionStore, sandbox: string, id: string) => {
-    const parent = store.get(sandbox, id);
-    if (!parent) throw missing(store, id);
-    if (relation.kind === 'one') {
-      const relations = parseRelationsQuery(event.url.searchParams, target.definition);
-      const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
-      if (json === undefined) throw missing(target, parent[relation.field] ?? null);
-      return json;
-    }
-    const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, target.definition);
-    const value = parent[relation.key ?? 'id'];
-    query.filters.push({ field: relation.field, op: 'eq', values: typeof value === 'number' || typeof value === 'string' ? [value] : [] });
-    return listBody(target, sandbox, query);
-  };
 
   app.all('/api/v1/:collection', (event) => {
     storeOf(event);

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/**
+ * GraphiQL from the installed npm packages (its UMD build with React 18), never a CDN: the page
+ * works offline and pins the versions the package was tested with. React is resolved from
+ * GraphiQL's own folder, so it is the copy GraphiQL would load.
+ */
+const require = createRequire(import.meta.url);
+const graphiqlDir = dirname(require.resolve('graphiql/package.json'));
+const fromGraphiql = createRequire(join(graphiqlDir, 'package.json'));
+const packageDir = (name: string) => dirname(fromGraphiql.resolve(`${name}/package.json`));
+
+export const graphiqlAssets: Record<string, { file: string; type: string }> = {
+  'graphiql.min.css': { file: join(graphiqlDir, 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
+  'graphiql.min.js': { file: join(graphiqlDir, 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
+  'react.production.min.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+const loaded = new Map<string, Buffer>();
+/** An asset's bytes, read once (GraphiQL's bundle is 3.5 MB: not read per request). */
+export function graphiqlAsset(name: string): { body: Buffer; type: string } | undefined {
+  const asset = Object.hasOwn(graphiqlAssets, name) ? graphiqlAssets[name] : undefined;
+  if (!asset) return undefined;
+  let body = loaded.get(name);
+  if (!body) loaded.set(name, (body = readFileSync(asset.file)));
+  return { body, type: asset.type };
+}
+
+const defaultQuery = `# The same sandbox as the REST API (your svc_identity cookie).
+{
+  posts(limit: 3, sort: "-id") {
+    data { id title user { name } comments { email } }
+    pagination { total nextCursor }
+  }
+}
+`;
+
+/** The page: asset URLs relative to `base` (the endpoint's path), queries sent to `endpoint`. */
+export function graphiqlPage(endpoint: string, base: string): string {
+  const asset = (name: string) => `${base}/${name}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>mockapi GraphiQL</title>
+<link rel="stylesheet" href="${asset('graphiql.min.css')}">
+<style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+</head>
+<body>
+<div id="graphiql">Loading GraphiQL…</div>
+<script src="${asset('react.production.min.js')}"></script>
+<script src="${asset('react-dom.production.min.js')}"></script>
+<script src="${asset('graphiql.min.js')}"></script>
+<script>
+  const fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, { fetcher, defaultQuery: ${JSON.stringify(defaultQuery)} }),
+  );
+</script>
+</body>
+</html>
+`;
+}

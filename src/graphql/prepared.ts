@@ -1,0 +1,61 @@
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { createLimitRule } from './limits.js';
+
+/** Distinct query texts remembered; clients send the same few queries over and over. */
+const maxDocuments = 500;
+/** Longer texts are parsed every time rather than held in memory. */
+const maxCachedQuery = 16 * 1024;
+/** Variable sets remembered per document for the limit check (only `limit` variables change its answer). */
+const maxVariableSets = 32;
+
+interface Entry {
+  document: DocumentNode;
+  errors: readonly GraphQLError[];
+  limits: Map<string, readonly GraphQLError[]>;
+}
+
+/**
+ * Parsing and validating a query cost several times its execution (graphql-js runs ~27 visitor
+ * rules per request), and both depend only on the query text with a fixed schema: the answer is
+ * kept per text (a bounded LRU). The limit check depends on `limit` variables too, so it is kept
+ * per variable set. Either way the request is refused before anything runs.
+ */
+export function createDocumentCache(schema: GraphQLSchema) {
+  const entries = new Map<string, Entry>();
+
+  const entryOf = (query: string): Entry => {
+    const known = entries.get(query);
+    if (known) {
+      // Most recently used last, so the first key is the one to evict.
+      entries.delete(query);
+      entries.set(query, known);
+      return known;
+    }
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { document: undefined as never, errors: [error], limits: new Map() };
+      throw error;
+    }
+    const entry = { document, errors: validate(schema, document), limits: new Map() };
+    if (query.length <= maxCachedQuery) {
+      if (entries.size >= maxDocuments) entries.delete(entries.keys().next().value!);
+      entries.set(query, entry);
+    }
+    return entry;
+  };
+
+  /** The parsed document, or the errors that refuse it (syntax, validation, depth, cost, aliases). */
+  return (query: string, variables: Readonly<Record<string, unknown>> | null | undefined): { document: DocumentNode } | { errors: readonly GraphQLError[] } => {
+    const entry = entryOf(query);
+    if (entry.errors.length) return { errors: entry.errors };
+    const key = variables ? JSON.stringify(variables) : '';
+    let limits = entry.limits.get(key);
+    if (!limits) {
+      limits = validate(schema, entry.document, [createLimitRule(variables)]);
+      if (entry.limits.size < maxVariableSets) entry.limits.set(key, limits);
+    }
+    return limits.length ? { errors: limits } : { document: entry.document };
+  };
+}
