@@ -36,7 +36,8 @@ export function createApp(runtime: Runtime): H3 {
 function toProblemResponse(error: HTTPError, event: H3Event): Response {
   const cause = error.cause ?? error;
   const problem = toApiError(cause, error.unhandled ? undefined : error.status);
-  if (problem.status >= 500) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
+  // A 5xx the client asked for (a simulated status or failure) is not a failure of the server.
+  if (problem.status >= 500 && problem !== cause) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
   const headers = new Headers({ 'content-type': 'application/problem+json', ...problem.headers });
   if (event.context.mintedCookie) headers.append('set-cookie', event.context.mintedCookie);
   // CORS, Vary and RateLimit-* go on every answer, problems included (h3 merges them into successes only).
