@@ -13,7 +13,7 @@ import { useServer } from './helpers/server.js';
  * port> are the same site (ports do not make sites), so the SameSite=Lax `svc_identity` cookie
  * set by a credentialed fetch comes back on the next one. A page on http://localhost:<port>
  * calling 127.0.0.1 is another site: the cookie does not travel, and X-Sandbox (or a token) names
- * the sandbox instead.
+ * the sandbox instead; calling mockapi as localhost from there is the same site again.
  */
 const executablePath = '/usr/bin/chromium';
 const haveChromium = existsSync(executablePath);
@@ -49,7 +49,7 @@ describe.skipIf(!haveChromium)('a page on another origin, in chromium', () => {
   }
 
   /** Runs `fetch` in the page (its origin, its cookies) and returns what the page's code sees. */
-  function call(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  function call(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; base?: string } = {}) {
     return page.evaluate(
       async ({ url, init }) => {
         const started = performance.now();
@@ -73,7 +73,7 @@ describe.skipIf(!haveChromium)('a page on another origin, in chromium', () => {
           return { ok: false as const, error: String(error), ms: performance.now() - started };
         }
       },
-      { url: `${api.api}${path}`, init },
+      { url: `${init.base ?? api.api}${path}`, init: { ...init, base: undefined } },
     );
   }
 
@@ -107,6 +107,16 @@ describe.skipIf(!haveChromium)('a page on another origin, in chromium', () => {
     expect(named.ok && named.status).toBe(200);
     const list = await call(page, '/posts?limit=5', { headers: { 'x-sandbox': box } });
     expect(list.ok && list.body.data.map((p: { title: string }) => p.title)).toContain('named');
+    await context.close();
+  });
+
+  it('a page on localhost calling mockapi as localhost keeps the cookie (same site)', async () => {
+    const { context, page } = await open('localhost');
+    const base = api.api.replace('127.0.0.1', 'localhost');
+    const created = await call(page, '/posts', { method: 'POST', base, body: { user_id: 1, title: 'localhost page', body: 'b' } });
+    expect(created.ok && created.status, JSON.stringify(created)).toBe(200);
+    const list = await call(page, '/posts?limit=5', { base });
+    expect(list.ok && list.body.data.map((p: { title: string }) => p.title)).toContain('localhost page');
     await context.close();
   });
 
