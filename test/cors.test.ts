@@ -93,6 +93,16 @@ describe('CORS, every origin allowed (the default)', () => {
     expect(activity.body.data.filter((entry: { method: string }) => entry.method === 'OPTIONS')).toEqual([]);
   });
 
+  it('a preflight asking for the private network (a public page calling a local mockapi) is allowed it', async () => {
+    const answer = await request(`${server.api}/posts`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://preview.example.test', 'access-control-request-method': 'GET', 'access-control-request-private-network': 'true' },
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-private-network')).toBe('true');
+    expect((await preflight(`${server.api}/posts`, page)).headers.get('access-control-allow-private-network')).toBeNull();
+  });
+
   it('a plain OPTIONS, without Access-Control-Request-Method, stays 405 (with CORS headers)', async () => {
     const answer = await request(`${server.api}/posts`, { method: 'OPTIONS', headers: { origin: page } });
     expectProblem(answer, 405, 'METHOD_NOT_ALLOWED');

@@ -62,6 +62,8 @@ function preflight(event: H3Event, origin: string | null, allows: (origin: strin
     headers.set('access-control-allow-origin', origin);
     headers.set('access-control-allow-credentials', 'true');
   }
+  // Chrome's Private Network Access: a page on a public site (a deployed preview) may call a local mockapi.
+  if (event.req.headers.get('access-control-request-private-network') === 'true') headers.set('access-control-allow-private-network', 'true');
   return new Response(null, { status: 204, headers });
 }
 
