@@ -13,15 +13,20 @@ import { addAuthRoutes } from './routes/auth.js';
 import { addEventRoutes } from './routes/events.js';
 import { addWebhookRoutes } from './routes/webhooks.js';
 import { addGraphQLRoutes } from './routes/graphql.js';
+import { cors, isCarriedHeader } from './http/cors.js';
+import { simulate } from './simulate/simulate.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
   // activityHooks: each answered request of a sandbox goes to its in-memory activity log.
-  const app = new H3({ silent: true, ...activityHooks(runtime), onError: (error, event) => toProblemResponse(error, event) });
+  const app = new H3({ silent: true, ...unlessPreflight(activityHooks(runtime)), onError: (error, event) => toProblemResponse(error, event) });
   app.use(drainUnreadBody);
-  // The request chain: identify (who asks, in which sandbox), then each route's guard.
+  // The request chain (STYLE.md): CORS (a preflight ends here), identify (who asks, in which
+  // sandbox), simulate (latency, forced status, flaky, reset, rate limit), then each route's guard.
+  app.use(cors(runtime.config));
   app.use(identify(runtime.auth, runtime.config));
+  app.use(simulate(runtime.config));
   addHealthRoute(app, runtime);
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
@@ -37,8 +42,17 @@ export function createApp(runtime: Runtime): H3 {
 function toProblemResponse(error: HTTPError, event: H3Event): Response {
   const cause = error.cause ?? error;
   const problem = toApiError(cause, error.unhandled ? undefined : error.status);
-  if (problem.status >= 500) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
+  // A 5xx the client asked for (a simulated status or failure) is not a failure of the server.
+  if (problem.status >= 500 && problem !== cause) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
   const headers = new Headers({ 'content-type': 'application/problem+json', ...problem.headers });
   if (event.context.mintedCookie) headers.append('set-cookie', event.context.mintedCookie);
+  // CORS, Vary and RateLimit-* go on every answer, problems included (h3 merges them into successes only).
+  for (const [name, value] of event.res.headers) if (isCarriedHeader(name) && !headers.has(name)) headers.set(name, value);
   return new Response(JSON.stringify(problem.toProblem()), { status: problem.status, headers });
+}
+
+/** A preflight touches no sandbox (contract section 11): it is not an activity of any. */
+function unlessPreflight(hooks: ReturnType<typeof activityHooks>): ReturnType<typeof activityHooks> {
+  const { onResponse } = hooks;
+  return { ...hooks, onResponse: onResponse && ((response, event) => (event.context.preflight ? undefined : onResponse(response, event))) };
 }

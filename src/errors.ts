@@ -96,6 +96,25 @@ export const invalidResetToken = () =>
 
 export const invalidSimulation = (detail: string) => new ApiError(400, 'INVALID_SIMULATION', 'Invalid Simulation', detail);
 
+/** 429 from a simulated rate limit (contract section 11); `headers` carry `Retry-After` and the `RateLimit-*` trio. */
+export const rateLimited = (detail: string, headers: Record<string, string>) =>
+  new ApiError(429, 'RATE_LIMITED', 'Too Many Requests', detail, undefined, headers);
+
+export const simulatedFailure = (detail: string) => new ApiError(503, 'SIMULATED_FAILURE', 'Simulated Failure', detail);
+
+/** The status a client asked for with `X-Simulate-Status` / `_status`; `title` is the status's reason phrase. */
+export const simulatedStatus = (status: number, title: string, headers?: Record<string, string>) =>
+  new ApiError(status, 'SIMULATED_STATUS', title, `status ${status} simulated on request (X-Simulate-Status or _status); nothing was changed`, undefined, headers);
+
+export const corsOriginNotAllowed = (origin: string) =>
+  new ApiError(403, 'CORS_ORIGIN_NOT_ALLOWED', 'CORS Origin Not Allowed', `the origin ${JSON.stringify(origin)} is not in this server's cors.origins`);
+
+/**
+ * The client went away (it closed the connection during a simulated delay, or asked for a
+ * simulated reset): nothing is sent. 499 is nginx's word for it; the activity log shows it.
+ */
+export const clientClosedRequest = () => new ApiError(499, 'CLIENT_CLOSED_REQUEST', 'Client Closed Request', 'the connection closed before the answer');
+
 /** Codes for statuses that the framework raises itself (unknown route, malformed URL). */
 const codeByStatus: Record<number, [string, string]> = {
   400: ['BAD_REQUEST', 'Bad Request'],

@@ -88,8 +88,7 @@ describe('help and version', () => {
       expect(result.stdout).toContain(flag);
     }
     expect(result.stdout).toContain('--auth-required');
-    // Not built yet: not promised either.
-    expect(result.stdout).not.toContain('--latency');
+    expect(result.stdout).toContain('--latency <ms>');
   });
 
   it('`mockapi help serve` is the same help, exit 0', async () => {
@@ -132,17 +131,38 @@ describe('bad usage exits 2 with one line on stderr', () => {
     expectOneLineError(result);
   });
 
-  it.each([
-    [['--latency', '250'], '--latency is not available yet'],
-    [['--latency'], '--latency is not available yet'],
-  ])('serve %j is refused until its feature lands, before anything is opened', async (flags, message) => {
-    const dir = tempDir();
-    const result = await run(['serve', '--port', '0', ...flags], dir);
-    expect(result.code).toBe(2);
-    expectOneLineError(result);
-    expect(result.stderr).toContain(message);
-    expect(result.stdout).toBe('');
-    expect(existsSync(join(dir, '.mockapi'))).toBe(false);
+  it.each([[['--latency']], [['--latency', '31s']], [['--latency', '400-100']], [['--latency', '-5']]])(
+    'serve %j is bad usage, before anything is opened',
+    async (flags) => {
+      const dir = tempDir();
+      const result = await run(['serve', '--port', '0', ...flags], dir);
+      expect(result.code).toBe(2);
+      expectOneLineError(result);
+      expect(result.stderr).toContain('--latency');
+      expect(result.stdout).toBe('');
+      expect(existsSync(join(dir, '.mockapi'))).toBe(false);
+    },
+  );
+
+  it('serve --latency delays every API answer (a request may still ask for 0), not /health', async () => {
+    const slow = await startServer({ args: ['--latency', '400'] });
+    try {
+      const started = performance.now();
+      expect((await fetch(`${slow.api}/posts?limit=1`)).status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(380);
+      const abort = new AbortController();
+      const long = fetch(`${slow.api}/posts?limit=1`, { headers: { 'x-simulate-latency': '20s' }, signal: abort.signal }).then(
+        () => 'long',
+        () => 'aborted',
+      );
+      const zero = fetch(`${slow.api}/posts?limit=1`, { headers: { 'x-simulate-latency': '0' } }).then(() => 'zero');
+      const health = fetch(`${slow.url}/health`).then(() => 'health');
+      expect(await Promise.race([zero, long])).toBe('zero');
+      expect(await Promise.race([health, long])).toBe('health');
+      abort.abort();
+    } finally {
+      await slow.cleanup();
+    }
   });
 
   it('names the unknown option and the unknown command', async () => {

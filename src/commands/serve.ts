@@ -8,6 +8,8 @@ import { createApp } from '../app.js';
 import { loadMockapiConfig, type ConfigFlags } from '../config.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { watchRuntime, type RuntimeWatcher } from './_watch.js';
+import { parseLatency } from '../simulate/latency.js';
+import { parseSimulationConfig } from '../simulate/simulate.js';
 
 /** Open connections (a server-sent event stream never finishes) are cut after this on shutdown. */
 const shutdownGraceMs = 5_000;
@@ -23,16 +25,8 @@ interface ServeOptions {
   db?: string;
   watch?: boolean;
   authRequired?: boolean;
-  latency?: string | true;
+  latency?: string;
 }
-
-/**
- * Flags of the contract whose features are not built yet. They are kept out of `--help` and
- * refused as bad usage, so no one believes a flag that was accepted and then ignored.
- */
-const notAvailableYet = {
-  latency: '--latency is not available yet (network simulation is planned)',
-} as const;
 
 /** `mockapi serve`: loads config and fixtures, opens the SQLite file, serves HTTP until a signal. */
 export function makeServeCommand(): Command {
@@ -46,11 +40,12 @@ export function makeServeCommand(): Command {
     )
     .option('--watch', 'reload the fixtures and the config file when they change (port, host and db need a restart)')
     .option('--auth-required', 'requests without a token act as guest: they may read the core collections and log in, nothing else')
-    .addOption(new Option('--latency [ms]').hideHelp())
-    .action(async (options: ServeOptions, command: Command) => {
-      for (const [flag, message] of Object.entries(notAvailableYet)) {
-        if (options[flag as keyof typeof notAvailableYet] !== undefined) command.error(message, { exitCode: 2, code: 'commander.error' });
-      }
+    .addOption(
+      new Option('--latency <ms>', 'delay every API answer: milliseconds, "1s", or a random range "100-400" (at most 30 s)').argParser(
+        parseLatencyFlag,
+      ),
+    )
+    .action(async (options: ServeOptions) => {
       await serve(options);
     });
 }
@@ -62,8 +57,11 @@ async function serve(options: ServeOptions): Promise<void> {
     host: options.host,
     db: options.db,
     authRequired: options.authRequired,
+    latency: options.latency,
   };
   const config = await loadMockapiConfig(flags);
+  // The schema checks the syntax; the bounds (30 s at most) are checked here, before anything opens.
+  parseSimulationConfig(config);
   const { port, host } = config;
   if (!isValidHost(host)) throw new Error(`host ${JSON.stringify(host)} is not a hostname or IP address`);
 
@@ -171,6 +169,15 @@ function toListenError(error: unknown, port: number, host: string): Error {
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('Expected an integer from 0 to 65535.');
   return Number(value);
+}
+
+function parseLatencyFlag(value: string): string {
+  try {
+    parseLatency(value, '--latency');
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^--latency must be /, 'Expected ').replace(/; got .*$/, '.'));
+  }
+  return value;
 }
 
 function parseHost(value: string): string {
