@@ -90,6 +90,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     close: () =>
       (closing ??= new Promise<void>((done, fail) => {
         // A keep-alive connection, or a stream that never ends, must not hold the port forever.
+        runtime.streams.closeAll();
         const force = setTimeout(() => server.closeAllConnections(), closeGraceMs);
         force.unref();
         server.close((error) => {

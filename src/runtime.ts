@@ -7,6 +7,7 @@ import { createEngine, type Engine } from './engine/engine.js';
 import { startSandboxLifecycle } from './engine/sandbox-lifecycle.js';
 import { version } from './version.js';
 import { startDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
+import { createStreamHub, type StreamHub } from './live/stream-hub.js';
 
 /** Everything a running server holds: config, the open database and the engine over it. */
 export interface Runtime {
@@ -17,6 +18,8 @@ export interface Runtime {
   engine: Engine;
   /** Sends webhook deliveries (only a server runs one; the CLI commands only log events). */
   webhooks: Dispatcher;
+  /** Open event streams (`GET /api/v1/events/stream`); `streams.closeAll()` ends them when the server stops. */
+  streams: StreamHub;
   /**
    * Loads `config.fixtures` again (the watcher changes that path in place); returns whether the
    * baseline changed. Throws `FixtureError` and keeps the old baseline when a file is broken.
@@ -41,6 +44,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   let runtime: Runtime | undefined;
   // Reads the config through the runtime, so a reload (--watch) applies to the next delivery.
   const webhooks = startDispatcher(engine, () => runtime?.config ?? config);
+  const streams = createStreamHub(engine.changes);
   return (runtime = {
     config,
     version,
@@ -48,6 +52,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     db,
     engine,
     webhooks,
+    streams,
     reloadBaseline: () => {
       const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.
@@ -55,6 +60,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
       return changed;
     },
     close: () => {
+      streams.closeAll();
       webhooks.stop();
       stopLifecycle();
       checkpoints.stop();
