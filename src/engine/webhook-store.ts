@@ -35,21 +35,7 @@ export interface Delivery {
   created_at: string;
 }
 
-/** A delivery as the dispatcher sends it: the bytes and target fixed when the event happened. */
-export interface DeliveryJob {
-  id: string;
-  sid: number;
-  webhookId: string;
-  event: string;
-  body: string;
-  url: string;
-  signature: SignatureFormat;
-  secret: string | null;
-  /** Attempts made so far. */
-  made: number;
-  maxAttempts: number;
-}
-
+/** A delivery to queue: the bytes and target fixed when the event happened. */
 export interface NewDelivery {
   sid: number;
   webhookId: string;
@@ -59,6 +45,13 @@ export interface NewDelivery {
   signature: SignatureFormat;
   secret: string | null;
   maxAttempts: number;
+}
+
+/** A queued delivery as the dispatcher sends it. */
+export interface DeliveryJob extends NewDelivery {
+  id: string;
+  /** Attempts made so far. */
+  made: number;
 }
 
 /** One ended attempt of a delivery and what follows it. */
@@ -75,7 +68,8 @@ const keptDeliveries = 100;
 const trimEvery = 16;
 const cursorKey = 'webhooks_cursor';
 
-interface SubscriptionRow {
+/** A `webhooks` row as the statements below select it. */
+export interface SubscriptionRow {
   id: string;
   url: string;
   events: string;
@@ -84,7 +78,7 @@ interface SubscriptionRow {
   createdAt: number;
 }
 
-const toSubscription = (row: SubscriptionRow): Subscription => ({
+export const toSubscription = (row: SubscriptionRow): Subscription => ({
   id: row.id,
   url: row.url,
   events: JSON.parse(row.events) as string[],
