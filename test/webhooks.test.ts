@@ -179,6 +179,19 @@ describe('webhook deliveries to a real receiver', () => {
     expect((await client.get('/events?events=test.*')).body.data).toEqual([]);
   });
 
+  it('a subscription receives only events logged after it was made', async () => {
+    const server = await servers.serve(fast);
+    const target = await receiver();
+    const client = sandboxClient(server.api);
+    await create(client, 'users');
+    await client.patch('/todos/1', { completed: true });
+    await client.post('/webhooks', { url: target.url, events: ['*'] });
+    await client.delete('/comments/1');
+    await target.waitFor(1);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(target.bodies().map((b) => b.event)).toEqual(['comment.deleted']);
+  });
+
   it("sandbox A's events never reach B's subscriptions; config subscriptions receive every sandbox's", async () => {
     const everything = await receiver();
     const server = await servers.serve({ webhooks: { ...fast.webhooks, subscriptions: [{ url: everything.url, events: ['*'], secret: 'cfg', signature: 'sha256' }] } });

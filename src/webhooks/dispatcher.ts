@@ -41,38 +41,74 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
 
-  /** New log rows → pending deliveries, cursor moved in the same transaction. */
+  /**
+   * Where the dispatcher stands in the log. It is written to the file with every batch that queues
+   * deliveries, in that batch's transaction; a write of the API that no subscription wants costs no
+   * commit here (only a read), so the file may lag behind, and a restart reads those events again:
+   * harmless, since they queued nothing then and a subscription never receives events older than
+   * itself. `persistEveryMs` bounds the lag.
+   */
+  let cursor: number | undefined;
+  let persisted = true;
+  let persistedAt = Date.now();
+  const persistEveryMs = 10_000;
+
+  /** New log rows → pending deliveries. */
   const scan = () => {
     if (stopped) return;
     try {
+      if (cursor === undefined) {
+        // A file that never ran a dispatcher starts at its end: old history is not sent to today's subscribers.
+        cursor = store.cursor() ?? engine.changes.latest();
+      }
       for (;;) {
         const settings = readWebhookSettings(config());
-        const more = engine.sandboxes.write(() => {
-          let cursor = store.cursor();
-          // A file that never ran a dispatcher starts at its end: old history is not sent to today's subscribers.
-          if (cursor === undefined) cursor = engine.changes.latest();
-          const rows = engine.changes.after(cursor, batch);
-          const deliveries: NewDelivery[] = [];
-          const bySid = new Map<number, Subscription[]>();
-          for (const row of rows) {
-            let own = bySid.get(row.sid);
-            if (!own) {
-              own = store.ofSid(row.sid);
-              bySid.set(row.sid, own);
-            }
-            deliveries.push(...deliveriesFor(row, own, settings));
-            cursor = row.n;
+        const rows = engine.changes.after(cursor, batch);
+        if (!rows.length) break;
+        const deliveries: NewDelivery[] = [];
+        const bySid = new Map<number, Subscription[]>();
+        for (const row of rows) {
+          let own = bySid.get(row.sid);
+          if (!own) {
+            own = store.ofSid(row.sid);
+            bySid.set(row.sid, own);
           }
-          store.enqueue(deliveries);
-          store.setCursor(cursor);
-          return rows.length === batch;
-        });
-        if (!more) break;
+          deliveries.push(...deliveriesFor(row, own, settings));
+        }
+        const next = rows[rows.length - 1].n;
+        if (deliveries.length || (!persisted && Date.now() - persistedAt > persistEveryMs)) {
+          engine.sandboxes.write(() => {
+            // Another dispatcher on the same file (a second server) may have queued these already.
+            if ((store.cursor() ?? 0) >= next) return;
+            store.enqueue(deliveries);
+            store.setCursor(next);
+          });
+          persisted = true;
+          persistedAt = Date.now();
+        } else {
+          persisted = false;
+        }
+        cursor = next;
+        if (rows.length < batch) break;
       }
     } catch {
       return; // busy or closing: the next wake tries again
     }
     queuePump();
+  };
+
+  /** Writes a cursor that lags behind (at stop: a restart then starts where this run ended). */
+  const persistCursor = () => {
+    if (persisted || cursor === undefined) return;
+    try {
+      const at = cursor;
+      engine.sandboxes.write(() => {
+        if ((store.cursor() ?? 0) < at) store.setCursor(at);
+      });
+      persisted = true;
+    } catch {
+      // closing
+    }
   };
 
   const queuePump = () => {
@@ -208,6 +244,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   return {
     kick: queuePump,
     stop() {
+      persistCursor();
       stopped = true;
       unwatch();
       clearTimeout(timer);
@@ -216,10 +253,14 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   };
 }
 
-/** The deliveries one logged event makes: the sandbox's own subscriptions and the config's that match it. */
+/**
+ * The deliveries one logged event makes: the sandbox's own subscriptions that existed when it
+ * happened, and the config's, that match it.
+ */
 function deliveriesFor(row: LoggedEvent, own: Subscription[], settings: WebhookSettings): NewDelivery[] {
+  if (!own.length && !settings.subscriptions.length) return [];
   const body = envelopeOf(row);
-  const targets: (Subscription | ConfigSubscription)[] = [...own, ...settings.subscriptions];
+  const targets: (Subscription | ConfigSubscription)[] = [...own.filter((s) => Date.parse(s.created_at) <= row.at), ...settings.subscriptions];
   return targets
     .filter((s) => compiled(s.events)(row.event))
     .map((s) => ({
