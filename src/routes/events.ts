@@ -39,6 +39,9 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
     const params = event.url.searchParams;
     const matches = compilePatterns(readPatterns(params));
     // The header wins over `?since=`; a malformed header (not ours) replays everything, like an id the log no longer has.
+    const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+    // HEAD gets the headers only: no stream is opened for a body nobody will read.
+    if (event.req.method === 'HEAD') return new Response(null, { headers });
     const header = event.req.headers.get('last-event-id');
     let since = header !== null ? (fromEventId(header.trim()) ?? 0) : readSince(params.get('since'));
 
@@ -88,13 +91,7 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
       },
     });
     event.req.signal?.addEventListener('abort', () => stop(), { once: true });
-    return new Response(body, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      },
-    });
+    return new Response(body, { headers });
   }
 }
 
