@@ -130,8 +130,10 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
        FROM deliveries d WHERE d.due <= ? ORDER BY d.due, d.n LIMIT (? + 0)`,
   );
   const nextDue = sqlite.prepare(`SELECT min(due) FROM deliveries WHERE due IS NOT NULL`).pluck();
+  // Only for a delivery still on file: its sandbox may have expired, or its subscription gone, meanwhile.
   const insertAttempt = sqlite.prepare(
-    `INSERT INTO delivery_attempts (sid, delivery_id, at, status_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO delivery_attempts (sid, delivery_id, at, status_code, duration_ms, error)
+     SELECT sid, id, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
   );
   const finish = sqlite.prepare(`UPDATE deliveries SET status = ?, due = ? WHERE id = ? AND status = 'pending'`);
   const requeue = sqlite.prepare(
@@ -282,7 +284,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     recordAttempts(records: AttemptRecord[]): void {
       sqlite.transaction(() => {
         for (const { job, attempt, next } of records) {
-          insertAttempt.run(job.sid, job.id, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error);
+          insertAttempt.run(attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, job.id);
           if ('due' in next) finish.run('pending', next.due, job.id);
           else finish.run(next.status, null, job.id);
         }
