@@ -58,8 +58,9 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
     if (stopped) return;
     try {
       if (cursor === undefined) {
-        // A file that never ran a dispatcher starts at its end: old history is not sent to today's subscribers.
-        cursor = store.cursor() ?? engine.changes.latest();
+        // A file no dispatcher ran on starts at the beginning of its log: events CLI commands logged
+        // are delivered too (subscriptions only get events younger than themselves).
+        cursor = store.cursor() ?? 0;
       }
       for (;;) {
         const settings = readWebhookSettings(config());
