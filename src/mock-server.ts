@@ -62,6 +62,8 @@ export interface SandboxExport {
     lastActiveAt: string | null;
     collections: Record<string, { created: unknown[]; updated: unknown[]; deleted: Array<number | string> }>;
     snapshots?: unknown[];
+    /** Webhook subscriptions, secrets included; present when the sandbox has any. */
+    webhooks?: unknown[];
   }>;
 }
 
