@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
   secret TEXT NOT NULL,
   signature TEXT NOT NULL,
   created_at INTEGER NOT NULL,
+  after_n INTEGER NOT NULL,
   PRIMARY KEY (sid, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS deliveries (

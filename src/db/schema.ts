@@ -135,6 +135,8 @@ export const webhooks = sqliteTable(
     secret: text('secret').notNull(),
     signature: text('signature').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The log's last position when it was made (or imported): it receives only later events. */
+    afterN: integer('after_n').notNull(),
   },
   (t) => [primaryKey({ columns: [t.sid, t.id] })],
 );

@@ -68,6 +68,11 @@ const keptDeliveries = 100;
 const trimEvery = 16;
 const cursorKey = 'webhooks_cursor';
 
+/** A subscription as the dispatcher sees it: it receives the events logged after position `afterN`. */
+export interface DispatchedSubscription extends Subscription {
+  afterN: number;
+}
+
 /** A `webhooks` row as the statements below select it. */
 export interface SubscriptionRow {
   id: string;
@@ -98,7 +103,12 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
   const listRows = sqlite.prepare(`SELECT ${columns} FROM webhooks WHERE sid = ? ORDER BY created_at, id`);
   const oneRow = sqlite.prepare(`SELECT ${columns} FROM webhooks WHERE sid = ? AND id = ?`);
   const count = sqlite.prepare(`SELECT count(*) FROM webhooks WHERE sid = ?`).pluck();
-  const insert = sqlite.prepare(`INSERT INTO webhooks (sid, id, url, events, secret, signature, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  // `after_n`: the log's end when it was made; it receives only events after it.
+  const insert = sqlite.prepare(
+    `INSERT INTO webhooks (sid, id, url, events, secret, signature, created_at, after_n)
+     VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(n), 0) FROM events))`,
+  );
+  const listForDispatch = sqlite.prepare(`SELECT ${columns}, after_n AS afterN FROM webhooks WHERE sid = ?`);
   const update = sqlite.prepare(`UPDATE webhooks SET url = ?, events = ?, secret = ?, signature = ? WHERE sid = ? AND id = ?`);
   const remove = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ? AND id = ?`);
   const removeAll = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ?`);
@@ -171,9 +181,9 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
       return sid ? (listRows.all(sid) as SubscriptionRow[]).map(toSubscription) : [];
     },
 
-    /** The sandbox's subscriptions by sid (the dispatcher's view). */
-    ofSid(sid: number): Subscription[] {
-      return (listRows.all(sid) as SubscriptionRow[]).map(toSubscription);
+    /** The sandbox's subscriptions by sid, with the log position after which they receive events (the dispatcher's view). */
+    ofSid(sid: number): DispatchedSubscription[] {
+      return (listForDispatch.all(sid) as (SubscriptionRow & { afterN: number })[]).map((row) => ({ ...toSubscription(row), afterN: row.afterN }));
     },
 
     get(sandbox: string, id: string): Subscription | undefined {

@@ -2,7 +2,7 @@ import type { LoggedEvent } from '../engine/change-log.js';
 import { envelopeOf } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import type { Engine } from '../engine/engine.js';
-import type { AttemptRecord, DeliveryJob, NewDelivery, Subscription } from '../engine/webhook-store.js';
+import type { AttemptRecord, DeliveryJob, DispatchedSubscription, NewDelivery } from '../engine/webhook-store.js';
 import { hostAllowed } from './subscription-input.js';
 import { signatureHeaders } from './signature.js';
 import { postJson, socketsPerHost } from './post.js';
@@ -45,8 +45,8 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
    * Where the dispatcher stands in the log. It is written to the file with every batch that queues
    * deliveries, in that batch's transaction; a write of the API that no subscription wants costs no
    * commit here (only a read), so the file may lag behind, and a restart reads those events again:
-   * harmless, since they queued nothing then and a subscription never receives events older than
-   * itself. `persistEveryMs` bounds the lag.
+   * harmless, since they queued nothing then and a subscription never receives events logged
+   * before it was made. `persistEveryMs` bounds the lag.
    */
   let cursor: number | undefined;
   let persisted = true;
@@ -59,7 +59,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
     try {
       if (cursor === undefined) {
         // A file no dispatcher ran on starts at the beginning of its log: events CLI commands logged
-        // are delivered too (subscriptions only get events younger than themselves).
+        // are delivered too (a subscription only gets events logged after it was made).
         cursor = store.cursor() ?? 0;
       }
       for (;;) {
@@ -67,7 +67,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
         const rows = engine.changes.after(cursor, batch);
         if (!rows.length) break;
         const deliveries: NewDelivery[] = [];
-        const bySid = new Map<number, Subscription[]>();
+        const bySid = new Map<number, DispatchedSubscription[]>();
         for (const row of rows) {
           let own = bySid.get(row.sid);
           if (!own) {
@@ -258,10 +258,10 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
  * The deliveries one logged event makes: the sandbox's own subscriptions that existed when it
  * happened, and the config's, that match it.
  */
-function deliveriesFor(row: LoggedEvent, own: Subscription[], settings: WebhookSettings): NewDelivery[] {
+function deliveriesFor(row: LoggedEvent, own: DispatchedSubscription[], settings: WebhookSettings): NewDelivery[] {
   if (!own.length && !settings.subscriptions.length) return [];
   const body = envelopeOf(row);
-  const targets: (Subscription | ConfigSubscription)[] = [...own.filter((s) => Date.parse(s.created_at) <= row.at), ...settings.subscriptions];
+  const targets: (DispatchedSubscription | ConfigSubscription)[] = [...own.filter((s) => row.n > s.afterN), ...settings.subscriptions];
   return targets
     .filter((s) => compiled(s.events)(row.event))
     .map((s) => ({
