@@ -104,6 +104,7 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
   error TEXT
 );
 CREATE INDEX IF NOT EXISTS delivery_attempts_by_delivery ON delivery_attempts (delivery_id);
+CREATE INDEX IF NOT EXISTS delivery_attempts_by_sandbox ON delivery_attempts (sid);
 ${searchDdl}
 `;
 

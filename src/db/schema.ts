@@ -178,5 +178,6 @@ export const deliveryAttempts = sqliteTable(
     durationMs: integer('duration_ms').notNull(),
     error: text('error'),
   },
-  (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId)],
+  // By sandbox too: expiry and eviction delete a sandbox's rows without a scan.
+  (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId), index('delivery_attempts_by_sandbox').on(t.sid)],
 );
