@@ -62,6 +62,8 @@ export interface SandboxExport {
     lastActiveAt: string | null;
     collections: Record<string, { created: unknown[]; updated: unknown[]; deleted: Array<number | string> }>;
     snapshots?: unknown[];
+    /** Webhook subscriptions, secrets included; present when the sandbox has any. */
+    webhooks?: unknown[];
   }>;
 }
 
@@ -90,6 +92,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     close: () =>
       (closing ??= new Promise<void>((done, fail) => {
         // A keep-alive connection, or a stream that never ends, must not hold the port forever.
+        runtime.streams.closeAll();
         const force = setTimeout(() => server.closeAllConnections(), closeGraceMs);
         force.unref();
         server.close((error) => {

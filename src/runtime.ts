@@ -8,6 +8,7 @@ import { startSandboxLifecycle } from './engine/sandbox-lifecycle.js';
 import { createAuth, type Auth } from './auth/service.js';
 import { version } from './version.js';
 import { startDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
+import { createStreamHub, type StreamHub } from './live/stream-hub.js';
 
 /** Everything a running server holds: config, the open database and the engine over it. */
 export interface Runtime {
@@ -20,6 +21,8 @@ export interface Runtime {
   auth: Auth;
   /** Sends webhook deliveries (only a server runs one; the CLI commands only log events). */
   webhooks: Dispatcher;
+  /** Open event streams (`GET /api/v1/events/stream`); `streams.closeAll()` ends them when the server stops. */
+  streams: StreamHub;
   /**
    * Loads `config.fixtures` again (the watcher changes that path in place); returns whether the
    * baseline changed. Throws `FixtureError` and keeps the old baseline when a file is broken.
@@ -44,6 +47,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   let runtime: Runtime | undefined;
   // Reads the config through the runtime, so a reload (--watch) applies to the next delivery.
   const webhooks = startDispatcher(engine, () => runtime?.config ?? config);
+  const streams = createStreamHub(engine.changes);
   return (runtime = {
     config,
     version,
@@ -52,6 +56,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     engine,
     auth: createAuth(engine, config),
     webhooks,
+    streams,
     reloadBaseline: () => {
       const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.
@@ -59,6 +64,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
       return changed;
     },
     close: () => {
+      streams.closeAll();
       webhooks.stop();
       stopLifecycle();
       checkpoints.stop();

@@ -186,3 +186,27 @@ describe('GET /events/stream', () => {
     }
   });
 });
+
+describe('event streams at shutdown', () => {
+  it('SIGTERM ends open streams cleanly (the body ends, not a cut connection) and the server exits 0', async () => {
+    const { startServer } = await import('./helpers/server.js');
+    const own = await startServer();
+    try {
+      const response = await fetch(`${own.api}/events/stream`, { headers: { cookie: 'svc_identity=shutdown-test' } });
+      const reader = response.body!.getReader();
+      await reader.read(); // the opening retry and comment
+      const exit = own.stop('SIGTERM');
+      let ended: 'clean' | 'cut';
+      try {
+        while (!(await reader.read()).done);
+        ended = 'clean';
+      } catch {
+        ended = 'cut';
+      }
+      expect(ended).toBe('clean');
+      expect(await exit).toBe(0);
+    } finally {
+      await own.cleanup();
+    }
+  });
+});

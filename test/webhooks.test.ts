@@ -3,7 +3,7 @@ import Stripe from 'stripe';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { sandboxClient } from './helpers/server.js';
-import { configuredServers } from './helpers/configured.js';
+import { configuredServers, readFile } from './helpers/configured.js';
 import { create, expectProblem, expectValidation } from './helpers/problems.js';
 import { eventually, startReceiver, type Receiver } from './helpers/receiver.js';
 
@@ -177,6 +177,32 @@ describe('webhook deliveries to a real receiver', () => {
     expect(JSON.parse(target.received[2].body)).toMatchObject({ event: 'test.ping', data: { webhook: hook.id } });
     // pings are not changes: the log does not hold them
     expect((await client.get('/events?events=test.*')).body.data).toEqual([]);
+  });
+
+  it('an attempt that ends after its subscription was deleted leaves nothing behind', async () => {
+    const server = await servers.serve({ webhooks: { timeoutMs: 300, attempts: 1, backoffMs: 20 } });
+    const target = await receiver([], 'hang');
+    const client = sandboxClient(server.api);
+    const hook = (await client.post('/webhooks', { url: target.url, events: ['*'] })).body;
+    await client.patch('/todos/1', { completed: true });
+    await target.waitFor(1);
+    expect((await client.delete(`/webhooks/${hook.id}`)).status).toBe(200);
+    await new Promise((done) => setTimeout(done, 700));
+    const orphans = readFile(server.db, (db) => db.prepare(`SELECT count(*) FROM delivery_attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)`).pluck().get());
+    expect(orphans).toBe(0);
+  });
+
+  it('a subscription receives only events logged after it was made', async () => {
+    const server = await servers.serve(fast);
+    const target = await receiver();
+    const client = sandboxClient(server.api);
+    await create(client, 'users');
+    await client.patch('/todos/1', { completed: true });
+    await client.post('/webhooks', { url: target.url, events: ['*'] });
+    await client.delete('/comments/1');
+    await target.waitFor(1);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(target.bodies().map((b) => b.event)).toEqual(['comment.deleted']);
   });
 
   it("sandbox A's events never reach B's subscriptions; config subscriptions receive every sandbox's", async () => {

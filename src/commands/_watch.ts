@@ -13,7 +13,7 @@ import type { Runtime } from '../runtime.js';
 const settleMs = 150;
 
 /** Settings objects that routes read per request, so new values apply without a restart. */
-const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'routes'] as const;
+const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'cors', 'routes'] as const;
 /** Bound when the server starts: a change is reported, not applied. */
 const restartSettings = ['port', 'host', 'db'] as const;
 

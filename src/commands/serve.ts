@@ -127,6 +127,7 @@ function stopOnSignals(listener: Listener, runtime: Runtime, watcher?: RuntimeWa
     log.info(`${signal} received: finishing open requests and stopping`);
     // Closed first: a reload must not start on a database that is about to close.
     void watcher?.close().catch(() => undefined);
+    runtime.streams.closeAll();
     const force = setTimeout(() => listener.server.closeAllConnections(), shutdownGraceMs);
     force.unref();
     listener

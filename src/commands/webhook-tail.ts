@@ -36,7 +36,7 @@ export function makeWebhookTailCommand(): Command {
   const command = new Command('tail')
     .description("print every event of every sandbox and each webhook delivery's outcome as they happen")
     .addOption(new Option('--sandbox <id>', 'only this sandbox (its svc_identity id)').argParser(parseSandbox))
-    .addOption(new Option('--event <pattern>', 'only events matching it: post.created, posts.*, * (repeat or comma-separate)').argParser(collectPatterns).default([]))
+    .addOption(new Option('--event <pattern>', 'only events matching it: post.created, posts.*, * (repeat or comma-separate)').argParser(collectPatterns).default([], 'every event'))
     .option('--json', 'one JSON object a line')
     .addOption(new Option('--since <event id>', 'first replay the events after this one ("all": everything the log keeps)').argParser(parseSince))
     .addOption(new Option('--forward-to <url>', 'sign and POST each event to this URL, printing each answer').argParser(parseUrl))

@@ -114,6 +114,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
   secret TEXT NOT NULL,
   signature TEXT NOT NULL,
   created_at INTEGER NOT NULL,
+  after_n INTEGER NOT NULL,
   PRIMARY KEY (sid, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -143,6 +144,7 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
   error TEXT
 );
 CREATE INDEX IF NOT EXISTS delivery_attempts_by_delivery ON delivery_attempts (delivery_id);
+CREATE INDEX IF NOT EXISTS delivery_attempts_by_sandbox ON delivery_attempts (sid);
 ${searchDdl}
 `;
 

@@ -236,6 +236,8 @@ export const webhooks = sqliteTable(
     secret: text('secret').notNull(),
     signature: text('signature').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The log's last position when it was made (or imported): it receives only later events. */
+    afterN: integer('after_n').notNull(),
   },
   (t) => [primaryKey({ columns: [t.sid, t.id] })],
 );
@@ -277,5 +279,6 @@ export const deliveryAttempts = sqliteTable(
     durationMs: integer('duration_ms').notNull(),
     error: text('error'),
   },
-  (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId)],
+  // By sandbox too: expiry and eviction delete a sandbox's rows without a scan.
+  (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId), index('delivery_attempts_by_sandbox').on(t.sid)],
 );

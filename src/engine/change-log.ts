@@ -11,6 +11,8 @@ export interface LoggedEvent {
   event: string;
   /** ISO 8601 UTC with milliseconds. */
   timestamp: string;
+  /** The same time in ms since the epoch. */
+  at: number;
   data: string;
 }
 
@@ -57,6 +59,7 @@ const toEvent = (row: Row): LoggedEvent => ({
   sandbox: row.sandbox,
   event: row.event,
   timestamp: new Date(row.at).toISOString(),
+  at: row.at,
   data: row.data,
 });
 

@@ -2,6 +2,7 @@ import { invalidCursor, invalidQuery } from '../errors.js';
 import { envelopeOf, fromEventId, type ChangeLog } from './change-log.js';
 import { compilePatterns, parsePatternList } from './event-pattern.js';
 import type { Page } from './list-page.js';
+import { readInteger } from './list-query.js';
 
 /** `GET /events` parameters (contract section 15), read from a query string. */
 export interface EventListQuery {
@@ -72,16 +73,4 @@ function decodeEventCursor(cursor: string): number {
   const n = /^e:(\d{1,15})$/.exec(text)?.[1];
   if (n === undefined) throw invalidCursor('is not a cursor of this list');
   return Number(n);
-}
-
-function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
-  for (const name of names) {
-    const raw = params.get(name);
-    if (raw === null) continue;
-    if (!/^\d{1,16}$/.test(raw)) throw invalidQuery(name, `must be a whole number from ${min} to ${max}`);
-    const value = Number(raw);
-    if (value < min || value > max) throw invalidQuery(name, `must be from ${min} to ${max}`);
-    return value;
-  }
-  return fallback;
 }

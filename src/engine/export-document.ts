@@ -1,7 +1,7 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
-import type { Subscription } from './webhook-store.js';
+import { toSubscription, type Subscription, type SubscriptionRow } from './webhook-store.js';
 
 /**
  * The export document (contract section 12), described by `schemas/mockapi-export.schema.json`.
@@ -100,17 +100,8 @@ export function buildExportDocument(
       }
       const mailbox = row ? (messages.all(row.sid) as string[]) : [];
       if (mailbox.length) sandbox.mailbox = mailbox.map((doc) => JSON.parse(doc) as Json);
-      const hooks = row ? (webhookRows.all(row.sid) as { id: string; url: string; events: string; secret: string; signature: Subscription['signature']; createdAt: number }[]) : [];
-      if (hooks.length) {
-        sandbox.webhooks = hooks.map((hook) => ({
-          id: hook.id,
-          url: hook.url,
-          events: JSON.parse(hook.events) as string[],
-          secret: hook.secret,
-          signature: hook.signature,
-          created_at: new Date(hook.createdAt).toISOString(),
-        }));
-      }
+      const hooks = row ? (webhookRows.all(row.sid) as SubscriptionRow[]) : [];
+      if (hooks.length) sandbox.webhooks = hooks.map(toSubscription);
       onProgress?.(index + 1, keys.length);
       return sandbox;
     });

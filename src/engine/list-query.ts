@@ -89,7 +89,7 @@ function readRelations(params: URLSearchParams, name: string, definition: Collec
   return [...names];
 }
 
-function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
+export function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
   for (const name of names) {
     const raw = params.get(name);
     if (raw === null) continue;

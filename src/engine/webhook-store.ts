@@ -35,21 +35,7 @@ export interface Delivery {
   created_at: string;
 }
 
-/** A delivery as the dispatcher sends it: the bytes and target fixed when the event happened. */
-export interface DeliveryJob {
-  id: string;
-  sid: number;
-  webhookId: string;
-  event: string;
-  body: string;
-  url: string;
-  signature: SignatureFormat;
-  secret: string | null;
-  /** Attempts made so far. */
-  made: number;
-  maxAttempts: number;
-}
-
+/** A delivery to queue: the bytes and target fixed when the event happened. */
 export interface NewDelivery {
   sid: number;
   webhookId: string;
@@ -59,6 +45,13 @@ export interface NewDelivery {
   signature: SignatureFormat;
   secret: string | null;
   maxAttempts: number;
+}
+
+/** A queued delivery as the dispatcher sends it. */
+export interface DeliveryJob extends NewDelivery {
+  id: string;
+  /** Attempts made so far. */
+  made: number;
 }
 
 /** One ended attempt of a delivery and what follows it. */
@@ -75,7 +68,13 @@ const keptDeliveries = 100;
 const trimEvery = 16;
 const cursorKey = 'webhooks_cursor';
 
-interface SubscriptionRow {
+/** A subscription as the dispatcher sees it: it receives the events logged after position `afterN`. */
+export interface DispatchedSubscription extends Subscription {
+  afterN: number;
+}
+
+/** A `webhooks` row as the statements below select it. */
+export interface SubscriptionRow {
   id: string;
   url: string;
   events: string;
@@ -84,7 +83,7 @@ interface SubscriptionRow {
   createdAt: number;
 }
 
-const toSubscription = (row: SubscriptionRow): Subscription => ({
+export const toSubscription = (row: SubscriptionRow): Subscription => ({
   id: row.id,
   url: row.url,
   events: JSON.parse(row.events) as string[],
@@ -104,7 +103,12 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
   const listRows = sqlite.prepare(`SELECT ${columns} FROM webhooks WHERE sid = ? ORDER BY created_at, id`);
   const oneRow = sqlite.prepare(`SELECT ${columns} FROM webhooks WHERE sid = ? AND id = ?`);
   const count = sqlite.prepare(`SELECT count(*) FROM webhooks WHERE sid = ?`).pluck();
-  const insert = sqlite.prepare(`INSERT INTO webhooks (sid, id, url, events, secret, signature, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  // `after_n`: the log's end when it was made; it receives only events after it.
+  const insert = sqlite.prepare(
+    `INSERT INTO webhooks (sid, id, url, events, secret, signature, created_at, after_n)
+     VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(n), 0) FROM events))`,
+  );
+  const listForDispatch = sqlite.prepare(`SELECT ${columns}, after_n AS afterN FROM webhooks WHERE sid = ?`);
   const update = sqlite.prepare(`UPDATE webhooks SET url = ?, events = ?, secret = ?, signature = ? WHERE sid = ? AND id = ?`);
   const remove = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ? AND id = ?`);
   const removeAll = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ?`);
@@ -136,8 +140,10 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
        FROM deliveries d WHERE d.due <= ? ORDER BY d.due, d.n LIMIT (? + 0)`,
   );
   const nextDue = sqlite.prepare(`SELECT min(due) FROM deliveries WHERE due IS NOT NULL`).pluck();
+  // Only for a delivery still on file: its sandbox may have expired, or its subscription gone, meanwhile.
   const insertAttempt = sqlite.prepare(
-    `INSERT INTO delivery_attempts (sid, delivery_id, at, status_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO delivery_attempts (sid, delivery_id, at, status_code, duration_ms, error)
+     SELECT sid, id, ?, ?, ?, ? FROM deliveries WHERE id = ?`,
   );
   const finish = sqlite.prepare(`UPDATE deliveries SET status = ?, due = ? WHERE id = ? AND status = 'pending'`);
   const requeue = sqlite.prepare(
@@ -175,9 +181,9 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
       return sid ? (listRows.all(sid) as SubscriptionRow[]).map(toSubscription) : [];
     },
 
-    /** The sandbox's subscriptions by sid (the dispatcher's view). */
-    ofSid(sid: number): Subscription[] {
-      return (listRows.all(sid) as SubscriptionRow[]).map(toSubscription);
+    /** The sandbox's subscriptions by sid, with the log position after which they receive events (the dispatcher's view). */
+    ofSid(sid: number): DispatchedSubscription[] {
+      return (listForDispatch.all(sid) as (SubscriptionRow & { afterN: number })[]).map((row) => ({ ...toSubscription(row), afterN: row.afterN }));
     },
 
     get(sandbox: string, id: string): Subscription | undefined {
@@ -288,7 +294,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     recordAttempts(records: AttemptRecord[]): void {
       sqlite.transaction(() => {
         for (const { job, attempt, next } of records) {
-          insertAttempt.run(job.sid, job.id, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error);
+          insertAttempt.run(attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, job.id);
           if ('due' in next) finish.run('pending', next.due, job.id);
           else finish.run(next.status, null, job.id);
         }

@@ -9,6 +9,8 @@ export interface LiveStream {
   send(event: LoggedEvent): void;
   /** A comment line that keeps proxies from closing an idle stream. */
   keepAlive(): void;
+  /** Ends the response (the server is stopping). */
+  end(): void;
 }
 
 /** Contract section 15: a comment every 15 s. */
@@ -26,6 +28,7 @@ export function createStreamHub(changes: ChangeLog) {
   let cursor = 0;
   let unwatch: (() => void) | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
+  let closed = false;
 
   const pump = () => {
     for (;;) {
@@ -52,6 +55,10 @@ export function createStreamHub(changes: ChangeLog) {
   return {
     /** Starts sending the sandbox's new events to the stream (it has replayed up to `stream.lastN`). */
     add(stream: LiveStream): () => void {
+      if (closed) {
+        stream.end();
+        return () => {};
+      }
       if (count === 0) {
         cursor = changes.latest();
         unwatch = changes.watch(pump);
@@ -79,6 +86,14 @@ export function createStreamHub(changes: ChangeLog) {
     },
     get size() {
       return count;
+    },
+    /**
+     * Ends every open stream and refuses new ones: a stream never finishes by itself, so a server
+     * that stops would otherwise wait for its grace time and then cut them.
+     */
+    closeAll(): void {
+      closed = true;
+      for (const streams of [...bySandbox.values()]) for (const stream of [...streams]) stream.end();
     },
   };
 }

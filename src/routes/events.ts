@@ -3,7 +3,7 @@ import { sandboxOf } from '../auth/identity.js';
 import { envelopeOf, fromEventId, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import { listEvents, parseEventListQuery, readPatterns, readSince } from '../engine/event-list.js';
-import { createStreamHub, type LiveStream } from '../live/stream-hub.js';
+import type { LiveStream } from '../live/stream-hub.js';
 import type { Runtime } from '../runtime.js';
 import { resource, sendJson } from './_resource.js';
 
@@ -13,7 +13,7 @@ const maxQueuedChunks = 1000;
 /** `GET /api/v1/events` (the sandbox's log) and `GET /api/v1/events/stream` (server-sent events), contract section 15. */
 export function addEventRoutes(app: H3, runtime: Runtime): void {
   const { engine } = runtime;
-  const hub = createStreamHub(engine.changes);
+  const hub = runtime.streams;
 
   app.all(
     '/api/v1/events',
@@ -42,6 +42,9 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
     const params = event.url.searchParams;
     const matches = compilePatterns(readPatterns(params));
     // The header wins over `?since=`; a malformed header (not ours) replays everything, like an id the log no longer has.
+    const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+    // HEAD gets the headers only: no stream is opened for a body nobody will read.
+    if (event.req.method === 'HEAD') return new Response(null, { headers });
     const header = event.req.headers.get('last-event-id');
     let since = header !== null ? (fromEventId(header.trim()) ?? 0) : readSince(params.get('since'));
 
@@ -50,6 +53,16 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         let open = true;
+        const end = () => {
+          if (!open) return;
+          open = false;
+          stop();
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        };
         const write = (text: string) => {
           if (!open) return;
           try {
@@ -57,13 +70,7 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
             controller.enqueue(encoder.encode(text));
           } catch {
             // Gone or stuck: this stream ends, the others go on.
-            open = false;
-            stop();
-            try {
-              controller.close();
-            } catch {
-              // already closed
-            }
+            end();
           }
         };
         write(`retry: 2000\n: connected to the event stream of sandbox ${sandbox}\n\n`);
@@ -77,6 +84,7 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
           lastN: engine.changes.latest(),
           send: (logged) => write(frame(logged)),
           keepAlive: () => write(': keep-alive\n\n'),
+          end,
         };
         for (const logged of engine.changes.afterIn(sid, since)) if (matches(logged.event)) write(frame(logged));
         stop = hub.add(stream);
@@ -86,13 +94,7 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
       },
     });
     event.req.signal?.addEventListener('abort', () => stop(), { once: true });
-    return new Response(body, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      },
-    });
+    return new Response(body, { headers });
   }
 }
 

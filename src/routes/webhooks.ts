@@ -2,7 +2,8 @@ import { getRouterParam, type H3, type H3Event } from 'h3';
 import { randomUUID } from 'node:crypto';
 import { sandboxOf } from '../auth/identity.js';
 import { envelopeOf } from '../engine/change-log.js';
-import { invalidQuery, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
+import { readInteger } from '../engine/list-query.js';
 import type { Runtime } from '../runtime.js';
 import { checkSubscription } from '../webhooks/subscription-input.js';
 import { readWebhookSettings } from '../webhooks/webhook-config.js';
@@ -101,8 +102,8 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
         handler: (event) => {
           const hook = subscription(event);
           const params = event.url.searchParams;
-          const limit = boundedInteger('limit', params.get('limit'), 10, 1, runtime.config.limits.maxPageSize);
-          const page = boundedInteger('page', params.get('page'), 1, 1, 1_000_000);
+          const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, runtime.config.limits.maxPageSize);
+          const page = readInteger(params, ['page', '_page'], 1, 1, 1_000_000);
           const { rows, total } = store.deliveries(sandboxOf(event), hook.id, limit, (page - 1) * limit);
           return { data: rows, pagination: pageOf(page, limit, total) };
         },
@@ -131,11 +132,4 @@ const wholeList = (total: number) => pageOf(1, Math.max(total, 1), total);
 function pageOf(page: number, limit: number, total: number) {
   const totalPages = Math.ceil(total / limit);
   return { page, limit, total, totalPages, hasNextPage: page < totalPages, hasPrevPage: page > 1, nextCursor: null };
-}
-
-function boundedInteger(name: string, raw: string | null, fallback: number, min: number, max: number): number {
-  if (raw === null) return fallback;
-  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= max)) throw invalidQuery(name, `must be a whole number from ${min} to ${max}`);
-  return value;
 }

@@ -2,7 +2,7 @@ import type { LoggedEvent } from '../engine/change-log.js';
 import { envelopeOf } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import type { Engine } from '../engine/engine.js';
-import type { AttemptRecord, DeliveryJob, NewDelivery, Subscription } from '../engine/webhook-store.js';
+import type { AttemptRecord, DeliveryJob, DispatchedSubscription, NewDelivery } from '../engine/webhook-store.js';
 import { hostAllowed } from './subscription-input.js';
 import { signatureHeaders } from './signature.js';
 import { postJson, socketsPerHost } from './post.js';
@@ -41,38 +41,75 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
 
-  /** New log rows → pending deliveries, cursor moved in the same transaction. */
+  /**
+   * Where the dispatcher stands in the log. It is written to the file with every batch that queues
+   * deliveries, in that batch's transaction; a write of the API that no subscription wants costs no
+   * commit here (only a read), so the file may lag behind, and a restart reads those events again:
+   * harmless, since they queued nothing then and a subscription never receives events logged
+   * before it was made. `persistEveryMs` bounds the lag.
+   */
+  let cursor: number | undefined;
+  let persisted = true;
+  let persistedAt = Date.now();
+  const persistEveryMs = 10_000;
+
+  /** New log rows → pending deliveries. */
   const scan = () => {
     if (stopped) return;
     try {
+      if (cursor === undefined) {
+        // A file no dispatcher ran on starts at the beginning of its log: events CLI commands logged
+        // are delivered too (a subscription only gets events logged after it was made).
+        cursor = store.cursor() ?? 0;
+      }
       for (;;) {
         const settings = readWebhookSettings(config());
-        const more = engine.sandboxes.write(() => {
-          let cursor = store.cursor();
-          // A file that never ran a dispatcher starts at its end: old history is not sent to today's subscribers.
-          if (cursor === undefined) cursor = engine.changes.latest();
-          const rows = engine.changes.after(cursor, batch);
-          const deliveries: NewDelivery[] = [];
-          const bySid = new Map<number, Subscription[]>();
-          for (const row of rows) {
-            let own = bySid.get(row.sid);
-            if (!own) {
-              own = store.ofSid(row.sid);
-              bySid.set(row.sid, own);
-            }
-            deliveries.push(...deliveriesFor(row, own, settings));
-            cursor = row.n;
+        const rows = engine.changes.after(cursor, batch);
+        if (!rows.length) break;
+        const deliveries: NewDelivery[] = [];
+        const bySid = new Map<number, DispatchedSubscription[]>();
+        for (const row of rows) {
+          let own = bySid.get(row.sid);
+          if (!own) {
+            own = store.ofSid(row.sid);
+            bySid.set(row.sid, own);
           }
-          store.enqueue(deliveries);
-          store.setCursor(cursor);
-          return rows.length === batch;
-        });
-        if (!more) break;
+          deliveries.push(...deliveriesFor(row, own, settings));
+        }
+        const next = rows[rows.length - 1].n;
+        if (deliveries.length || (!persisted && Date.now() - persistedAt > persistEveryMs)) {
+          engine.sandboxes.write(() => {
+            // Another dispatcher on the same file (a second server) may have queued these already.
+            if ((store.cursor() ?? 0) >= next) return;
+            store.enqueue(deliveries);
+            store.setCursor(next);
+          });
+          persisted = true;
+          persistedAt = Date.now();
+        } else {
+          persisted = false;
+        }
+        cursor = next;
+        if (rows.length < batch) break;
       }
     } catch {
       return; // busy or closing: the next wake tries again
     }
     queuePump();
+  };
+
+  /** Writes a cursor that lags behind (at stop: a restart then starts where this run ended). */
+  const persistCursor = () => {
+    if (persisted || cursor === undefined) return;
+    try {
+      const at = cursor;
+      engine.sandboxes.write(() => {
+        if ((store.cursor() ?? 0) < at) store.setCursor(at);
+      });
+      persisted = true;
+    } catch {
+      // closing
+    }
   };
 
   const queuePump = () => {
@@ -208,6 +245,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   return {
     kick: queuePump,
     stop() {
+      persistCursor();
       stopped = true;
       unwatch();
       clearTimeout(timer);
@@ -216,10 +254,14 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   };
 }
 
-/** The deliveries one logged event makes: the sandbox's own subscriptions and the config's that match it. */
-function deliveriesFor(row: LoggedEvent, own: Subscription[], settings: WebhookSettings): NewDelivery[] {
+/**
+ * The deliveries one logged event makes: the sandbox's own subscriptions that existed when it
+ * happened, and the config's, that match it.
+ */
+function deliveriesFor(row: LoggedEvent, own: DispatchedSubscription[], settings: WebhookSettings): NewDelivery[] {
+  if (!own.length && !settings.subscriptions.length) return [];
   const body = envelopeOf(row);
-  const targets: (Subscription | ConfigSubscription)[] = [...own, ...settings.subscriptions];
+  const targets: (DispatchedSubscription | ConfigSubscription)[] = [...own.filter((s) => row.n > s.afterN), ...settings.subscriptions];
   return targets
     .filter((s) => compiled(s.events)(row.event))
     .map((s) => ({
