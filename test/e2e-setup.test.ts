@@ -27,7 +27,9 @@ const fs = require('node:fs');
   if (process.env.EXIT_WITH) process.exit(Number(process.env.EXIT_WITH));
   process.on('SIGTERM', () => { fs.writeFileSync('signal', 'SIGTERM'); process.exit(0); });
   process.on('SIGINT', () => { fs.writeFileSync('signal', 'SIGINT'); process.exit(0); });
-  fs.writeFileSync('ready.json', JSON.stringify({ pid: process.pid, api: process.env.API_URL }));
+  // Written whole, then renamed: the test polls for it and must never read it half written.
+  fs.writeFileSync('ready.json.part', JSON.stringify({ pid: process.pid, api: process.env.API_URL }));
+  fs.renameSync('ready.json.part', 'ready.json');
   setInterval(() => {}, 1000);
 })();
 `;
