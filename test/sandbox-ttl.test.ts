@@ -104,7 +104,6 @@ describe('limits.sandboxTtl', () => {
     // A write as the first request: the expired sandbox goes, the write lands in a fresh one.
     const writerAgain = sandboxClient(second.api, writer.id);
     const fresh = await create(writerAgain, 'todos');
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect(sandboxRows(second.db, client.id).sid).toBeUndefined();
     expect(rowsOf(second.db, sid!)).toEqual(nothing);
     await expectFresh(again, post);
