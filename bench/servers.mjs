@@ -7,10 +7,11 @@ const referencePath = fileURLToPath(new URL('./reference-server.mjs', import.met
 
 /**
  * `mockapi serve --port 0 --db <file>` as a child; resolves once it printed its URL. `cwd` is a
- * folder without a config file, so the defaults apply. `nodeArgs` (e.g. `--cpu-prof`) go to node.
+ * folder without a config file, so the defaults apply. `nodeArgs` (e.g. `--cpu-prof`) go to node,
+ * `args` (e.g. `--config <file>`) to `serve`.
  */
-export function startMockapi({ db, cwd, nodeArgs = [] }) {
-  const child = spawn(process.execPath, [...nodeArgs, cliPath, 'serve', '--port', '0', '--db', db], {
+export function startMockapi({ db, cwd, nodeArgs = [], args = [] }) {
+  const child = spawn(process.execPath, [...nodeArgs, cliPath, 'serve', '--port', '0', '--db', db, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },

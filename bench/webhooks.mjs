@@ -5,16 +5,15 @@
 //      its append switched off, alternating rounds on the same file (ratio after/before);
 //   3. a list page over HTTP with 1,000 open event streams against none (goal: within 10 %).
 // Run after `npm run build`: node bench/webhooks.mjs
-import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './load.mjs';
+import { startMockapi } from './servers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cliPath = join(root, 'bin/mockapi.mjs');
 const { openDatabase } = await import(join(root, 'dist/db/open.js'));
 const { createEngine } = await import(join(root, 'dist/engine/engine.js'));
 const { loadBaseline } = await import(join(root, 'dist/engine/baseline.js'));
@@ -24,25 +23,11 @@ const { packageFixtures } = await import(join(root, 'dist/config.js'));
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-webhooks-'));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** The real server on `db` with this config (bench/servers.mjs starts it). */
 function serve(db, config = {}) {
   const configFile = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(configFile, JSON.stringify(config));
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db, '--config', configFile], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const collect = (chunk) => {
-      output += chunk;
-      const match = /http:\/\/[\d.]+:\d+/.exec(output);
-      if (match) resolve({ url: match[0], stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) });
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
-  });
+  return startMockapi({ db, cwd: dir, args: ['--config', configFile] });
 }
 
 function openEngine(db, limits = {}) {

@@ -35,12 +35,6 @@ declare module 'h3' {
   }
 }
 
-/** The sandbox the request's cookie names, when it names a valid one; never mints, never throws. */
-export function cookieSandbox(event: H3Event): string | undefined {
-  const cookie = readCookie(event.req.headers.get('cookie'), identityCookie);
-  return cookie !== undefined && validId.test(cookie) ? cookie : undefined;
-}
-
 /** The raw `svc_identity` cookie, valid or not. */
 export const rawCookieSandbox = (event: H3Event) => readCookie(event.req.headers.get('cookie'), identityCookie);
 

@@ -79,18 +79,11 @@ export function createEngine(options: EngineOptions) {
     /**
      * The change log: every committed change of a sandbox, appended in its transaction. Later layers
      * (auth, GraphQL, custom collections) append their events with `changes.append(sid, name, data)`
-     * inside `sandboxes.write`, or with `logEvent` below; webhooks, `/events` and `webhook tail` read it.
+     * inside `sandboxes.write` (auth does so for `auth.login`); webhooks, `/events` and `webhook tail` read it.
      */
     changes,
     /** Webhook subscriptions and their deliveries, per sandbox. */
     webhooks,
-    /**
-     * Appends one event for a sandbox in its own transaction (or the running one), giving the
-     * sandbox a row without making it hold data (for events such as `auth.login`).
-     */
-    logEvent(sandbox: string, event: string, data: unknown): void {
-      sandboxes.write(() => changes.append(sandboxes.ensureRow(sandbox), event, data));
-    },
     /** The engine bound to one sandbox: what GraphQL resolvers and custom routes call (`sandbox-view.ts`). */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
       return createSandboxView({ context, store: (name) => stores.get(name) }, sandbox, viewOptions);

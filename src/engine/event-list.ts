@@ -1,3 +1,4 @@
+import { paginationOf } from './pagination.js';
 import { invalidCursor, invalidQuery } from '../errors.js';
 import { envelopeOf, fromEventId, type ChangeLog } from './change-log.js';
 import { compilePatterns, parsePatternList } from './event-pattern.js';
@@ -52,19 +53,11 @@ export function listEvents(changes: ChangeLog, sid: number, query: EventListQuer
     if (start === -1) start = all.length;
   }
   const rows = all.slice(start, start + limit);
-  const hasNextPage = start + limit < all.length;
   const events = changes.at(rows.map((row) => row.n));
+  const last = rows.at(-1);
   return {
     json: `[${events.map(envelopeOf).join(',')}]`,
-    pagination: {
-      page: Math.floor(start / limit) + 1,
-      limit,
-      total: all.length,
-      totalPages: Math.ceil(all.length / limit),
-      hasNextPage,
-      hasPrevPage: start > 0,
-      nextCursor: hasNextPage && rows.length ? Buffer.from(`e:${rows[rows.length - 1].n}`).toString('base64url') : null,
-    },
+    pagination: paginationOf(start, limit, all.length, { cursor: last && Buffer.from(`e:${last.n}`).toString('base64url') }),
   };
 }
 

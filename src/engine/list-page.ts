@@ -5,17 +5,10 @@ import type { Json, StoreContext } from './collection-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint, valueHash, type CursorValue } from './cursor.js';
 import type { CollectionDefinition } from './definition.js';
 import type { ListQuery } from './list-query.js';
+import { paginationOf, type Pagination } from './pagination.js';
 import { attachRelations } from './relations.js';
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNextPage: boolean;
-  hasPrevPage: boolean;
-  nextCursor: string | null;
-}
+export type { Pagination } from './pagination.js';
 
 export interface Page {
   /** The page's records as one JSON array text, straight from SQLite (parsed only to embed). */
@@ -50,15 +43,10 @@ export function listPage(context: StoreContext, definition: CollectionDefinition
 
   const before = rows.remaining === undefined ? offset : rows.total - rows.remaining;
   const hasNextPage = rows.remaining === undefined ? offset + limit < rows.total : rows.remaining > limit;
-  const pagination: Pagination = {
-    page: Math.floor(before / limit) + 1,
-    limit,
-    total: rows.total,
-    totalPages: Math.ceil(rows.total / limit),
+  const pagination: Pagination = paginationOf(before, limit, rows.total, {
     hasNextPage,
-    hasPrevPage: before > 0,
-    nextCursor: hasNextPage && rows.last ? encodeCursor(fingerprint, rows.last) : null,
-  };
+    cursor: hasNextPage && rows.last ? encodeCursor(fingerprint, rows.last) : null,
+  });
   let json = rows.json;
   const relations = [...query.embed, ...query.expand];
   if (relations.length && json !== '[]') {

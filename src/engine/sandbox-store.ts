@@ -69,6 +69,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     .where(eq(sandboxes.sid, sql.placeholder('sid')))
     .returning({ seq: sandboxes.seq })
     .prepare();
+  const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
     .prepare(`UPDATE sandboxes SET holds = ${holdsSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')} WHERE sid = ? RETURNING bytes`)
@@ -235,6 +236,11 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       if (delta === 0) return;
       const total = addBytes.get(delta, sid) as number;
       checkBytes(total, total - delta);
+    },
+
+    /** The bytes the sandbox's row says it stores (kept by every write; `recount` works them out anew). */
+    bytesOf(sid: number): number {
+      return (storedBytes.get(sid) as number | undefined) ?? 0;
     },
 
     /**

@@ -87,7 +87,7 @@ export function createSnapshotStore(db: OpenDatabase, deps: SnapshotDeps) {
         if (!replacing && (count.get(sid) as number) >= maxSnapshotsPerSandbox) {
           throw quotaExceeded(`a sandbox may keep at most ${maxSnapshotsPerSandbox} snapshots; delete one or reuse a name`);
         }
-        const before = sandboxes.recount(sid);
+        const before = sandboxes.bytesOf(sid);
         removeRows.run(sid, name);
         remove.run(sid, name);
         const createdAt = Date.now();
@@ -105,7 +105,7 @@ export function createSnapshotStore(db: OpenDatabase, deps: SnapshotDeps) {
         const sid = sandboxes.sidOf(sandbox);
         const seq = sid ? (find.get(sid, name) as number | undefined) : undefined;
         if (seq === undefined) return undefined;
-        const before = sandboxes.recount(sid);
+        const before = sandboxes.bytesOf(sid);
         clearOverlay.run(sid);
         copyBack.run(sid, name);
         restoreSeq.run(seq, sid);

@@ -11,7 +11,6 @@ import { parseDuration } from '../duration.js';
 import {
   conflict,
   invalidCredentials,
-  invalidQuery,
   invalidResetToken,
   invalidSimulation,
   invalidToken,
@@ -22,7 +21,9 @@ import {
 } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
-import { resource } from './_resource.js';
+import { resource, sendJson } from './_resource.js';
+import { paginationOf } from '../engine/pagination.js';
+import { readInteger } from '../engine/list-query.js';
 import { permissions } from './auth-permissions.js';
 
 const profileFields = ['name', 'email', 'bio', 'website'] as const;
@@ -287,20 +288,11 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
         public: true,
         handler: (event) => {
           const sandbox = sandboxOf(event);
-          const page = pageOf(event, config.limits.maxPageSize);
-          const { json, total } = store.messages(engine.sandboxes.sidOf(sandbox), page.limit, (page.page - 1) * page.limit);
-          const totalPages = Math.ceil(total / page.limit);
-          const pagination = {
-            page: page.page,
-            limit: page.limit,
-            total,
-            totalPages,
-            hasNextPage: page.page < totalPages,
-            hasPrevPage: page.page > 1,
-            nextCursor: null,
-          };
-          event.res.headers.set('content-type', 'application/json; charset=utf-8');
-          return `{"data":${json},"pagination":${JSON.stringify(pagination)}}`;
+          const params = event.url.searchParams;
+          const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, config.limits.maxPageSize);
+          const offset = (readInteger(params, ['page', '_page'], 1, 1, 1_000_000) - 1) * limit;
+          const { json, total } = store.messages(engine.sandboxes.sidOf(sandbox), limit, offset);
+          return sendJson(event, `{"data":${json},"pagination":${JSON.stringify(paginationOf(offset, limit, total))}}`);
         },
       },
     }),
@@ -332,18 +324,4 @@ function profileProblems(profile: Json): FieldProblem[] {
 /** Whether a request carries body bytes: a Content-Type alone (many clients send it on every POST) is no body. */
 const hasBody = (event: H3Event) => Number(event.req.headers.get('content-length') ?? 0) > 0 || event.req.headers.has('transfer-encoding');
 
-/** `page` and `limit` of a simple list (the mailbox); 400 INVALID_QUERY for bad values. */
-function pageOf(event: H3Event, maxLimit: number): { page: number; limit: number } {
-  const read = (names: string[], fallback: number, max: number) => {
-    for (const name of names) {
-      const raw = event.url.searchParams.get(name);
-      if (raw === null) continue;
-      const value = Number(raw);
-      if (!/^\d+$/.test(raw) || value < 1 || value > max) throw invalidQuery(name, `must be a whole number from 1 to ${max}`);
-      return value;
-    }
-    return fallback;
-  };
-  return { page: read(['page', '_page'], 1, 1_000_000), limit: read(['limit', '_limit', '_per_page'], 10, maxLimit) };
-}
 

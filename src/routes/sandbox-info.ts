@@ -1,5 +1,5 @@
 import type { H3, H3Config, H3Event } from 'h3';
-import { cookieSandbox, sandboxOf } from '../auth/identity.js';
+import { sandboxOf } from '../auth/identity.js';
 import type { SnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
 import { resource } from './_resource.js';
@@ -26,7 +26,9 @@ export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'o
       event.context.arrivedAt = performance.now();
     },
     onResponse: (response, event) => {
-      const sandbox = event.context.sandbox ?? identifiedBefore(event);
+      // Set by the identify step for a named sandbox (even when the route then fails) or once one
+      // was minted: a failure never mints a new sandbox just to log it.
+      const sandbox = event.context.sandbox;
       if (!sandbox) return;
       const durationMs = Math.round((performance.now() - (event.context.arrivedAt ?? performance.now())) * 100) / 100;
       const path = event.url.pathname;
@@ -34,14 +36,6 @@ export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'o
       activity.record(sandbox, event.req.method, logged, response.status, durationMs, Date.now());
     },
   };
-}
-
-/**
- * The sandbox of an API request that failed before its handler asked (an unknown collection, a
- * 405): only when the client named one with its cookie, so a failure never mints a new sandbox.
- */
-function identifiedBefore(event: H3Event): string | undefined {
-  return event.url.pathname.startsWith('/api/v1/') ? cookieSandbox(event) : undefined;
 }
 
 /** `GET /api/v1/sandbox` and `GET /api/v1/sandbox/activity`: the requester's own sandbox. */

@@ -1,3 +1,4 @@
+import { paginationOf } from '../engine/pagination.js';
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { randomUUID } from 'node:crypto';
 import { sandboxOf } from '../auth/identity.js';
@@ -105,7 +106,7 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
           const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, runtime.config.limits.maxPageSize);
           const page = readInteger(params, ['page', '_page'], 1, 1, 1_000_000);
           const { rows, total } = store.deliveries(sandboxOf(event), hook.id, limit, (page - 1) * limit);
-          return { data: rows, pagination: pageOf(page, limit, total) };
+          return { data: rows, pagination: paginationOf((page - 1) * limit, limit, total) };
         },
       },
     }),
@@ -127,9 +128,4 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
   );
 }
 
-const wholeList = (total: number) => pageOf(1, Math.max(total, 1), total);
-
-function pageOf(page: number, limit: number, total: number) {
-  const totalPages = Math.ceil(total / limit);
-  return { page, limit, total, totalPages, hasNextPage: page < totalPages, hasPrevPage: page > 1, nextCursor: null };
-}
+const wholeList = (total: number) => paginationOf(0, Math.max(total, 1), total);
