@@ -47,7 +47,6 @@ export function createAuthStore(db: OpenDatabase) {
     messages: sqlite.prepare(
       `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' FROM (SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq DESC LIMIT (? + 0) OFFSET (? + 0))`,
     ).pluck(),
-    allMessages: sqlite.prepare(`SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq`).pluck(),
     countMessages: sqlite.prepare(`SELECT count(*) FROM mailbox WHERE sid = ?`).pluck(),
     keepSecret: sqlite.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES ('auth_secret', ?)`),
     secret: sqlite.prepare(`SELECT value FROM meta WHERE key = 'auth_secret'`).pluck(),
@@ -110,8 +109,6 @@ export function createAuthStore(db: OpenDatabase) {
       if (!sid) return { json: '[]', total: 0 };
       return { json: statements.messages.get(sid, limit, offset) as string, total: statements.countMessages.get(sid) as number };
     },
-    /** Every message (JSON texts), oldest first: for exports. */
-    allMessages: (sid: number) => (sid ? (statements.allMessages.all(sid) as string[]) : []),
   };
 }
 
