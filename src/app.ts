@@ -3,6 +3,7 @@ import { consola } from 'consola';
 import { toApiError } from './errors.js';
 import type { Runtime } from './runtime.js';
 import { addCollectionRoutes } from './routes/collections.js';
+import { addCustomCollectionRoutes } from './routes/custom-collections.js';
 import { addHealthRoute } from './routes/health.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
 import { activityHooks } from './routes/sandbox-info.js';
@@ -34,6 +35,7 @@ export function createApp(runtime: Runtime): H3 {
   addEventRoutes(app, runtime);
   addWebhookRoutes(app, runtime);
   addGraphQLRoutes(app, runtime);
+  addCustomCollectionRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
 }

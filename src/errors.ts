@@ -60,6 +60,8 @@ export const invalidJson = (detail: string) => new ApiError(400, 'INVALID_JSON',
 
 export const invalidBody = (detail: string) => new ApiError(400, 'INVALID_BODY', 'Invalid Body', detail);
 
+export const invalidName = (detail: string) => new ApiError(400, 'INVALID_NAME', 'Invalid Name', detail);
+
 export const invalidIdentity = (detail: string) => new ApiError(400, 'INVALID_IDENTITY', 'Invalid Identity', detail);
 
 export const unsupportedMediaType = (detail: string) =>

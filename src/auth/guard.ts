@@ -6,9 +6,11 @@ import { allows } from './scopes.js';
 export interface Access {
   /**
    * The scope a token must hold (`posts:read`, `sandbox:reset`), or a function of the request for
-   * generic routes; several when one request reads several collections (`_embed`, `_expand`).
+   * generic routes; several when one request reads several collections (`_embed`, `_expand`),
+   * each needed; an entry that is itself a list is met by any one of its scopes (a custom
+   * collection's `invoices:write` or `custom:write`).
    */
-  scope?: string | ((event: H3Event) => string | string[]);
+  scope?: string | ((event: H3Event) => string | (string | readonly string[])[]);
   /** Guests may call it too (`auth.required` without a token): the reads of the core collections. */
   public?: boolean;
   /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */
@@ -31,14 +33,16 @@ export function requireAccess(event: H3Event, access: Access): void {
   for (const scope of typeof declared === 'string' ? [declared] : declared) check(identity, scope, access);
 }
 
-function check(identity: NonNullable<H3Event['context']['identity']>, scope: string, access: Access): void {
+function check(identity: NonNullable<H3Event['context']['identity']>, needed: string | readonly string[], access: Access): void {
+  const alternatives = typeof needed === 'string' ? [needed] : needed;
+  const scope = alternatives.join(' or ');
   // The tokenless guest is told to log in (401); a token with the guest role (a configured
   // persona) was presented and is refused like any other token without the scope (403).
   if (identity.role === 'guest' && !identity.token) {
-    if (access.public && allows(identity.scopes, scope, true)) return;
+    if (access.public && alternatives.some((one) => allows(identity.scopes, one, true))) return;
     throw unauthorized('this server requires a token for this request (auth.required): log in with POST /api/v1/auth/login');
   }
-  if (!allows(identity.scopes, scope, access.public)) {
+  if (!alternatives.some((one) => allows(identity.scopes, one, access.public))) {
     throw forbidden(`the token's role (${identity.role}) does not grant the scope ${scope} this request needs`);
   }
 }

@@ -12,7 +12,8 @@ export type KeyValue = string | number | null;
 export type AnchorValue = KeyValue | { prefix: string };
 
 export interface ListShape {
-  filters: { field: string; op: Operator; values: (string | number)[] }[];
+  /** `coerce`: the values are client text, compared as the JSON type each record holds at the field. */
+  filters: { field: string; op: Operator; values: (string | number)[]; coerce?: boolean }[];
   sort: { field: string; descending: boolean }[];
   /** An FTS5 query already made safe by `toMatchQuery`; restricts to matches, best first. */
   match?: string;
@@ -112,12 +113,25 @@ export function createListCompiler(sqlite: Sqlite) {
       return `:${name}`;
     };
     const expr = (field: string) => (field === 'id' ? 'id' : `json_extract(doc, ${param(`$.${field}`)})`);
-    const where = shape.filters.map(({ field, op, values }) => {
-      const e = expr(field);
-      if (op === 'eq') return `${e} IN (${values.map(param).join(', ')})`;
-      if (op === 'ne') return values.map((v) => `${e} IS NOT ${param(v)}`).join(' AND ');
+    const where = shape.filters.map(({ field, op, values, coerce }) => {
+      let e: string;
+      let value: (v: string | number) => string = param;
+      if (coerce) {
+        // An open collection's field holds any JSON type, record by record: the client's text is
+        // read as that type (`7` a number where it holds a number, `true` a boolean, else text).
+        const path = param(`$.${field}`);
+        e = `json_extract(doc, ${path})`;
+        value = (v) => {
+          const text = String(v);
+          const number = param(text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : null);
+          const boolean = param(text === 'true' ? 1 : text === 'false' ? 0 : null);
+          return `(CASE json_type(doc, ${path}) WHEN 'integer' THEN ${number} WHEN 'real' THEN ${number} WHEN 'true' THEN ${boolean} WHEN 'false' THEN ${boolean} ELSE ${param(text)} END)`;
+        };
+      } else e = expr(field);
+      if (op === 'eq') return coerce ? `(${values.map((v) => `${e} = ${value(v)}`).join(' OR ')})` : `${e} IN (${values.map(param).join(', ')})`;
+      if (op === 'ne') return values.map((v) => `${e} IS NOT ${value(v)}`).join(' AND ');
       if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
-      return values.map((v) => `${e} ${comparison[op]} ${param(v)}`).join(' AND ');
+      return values.map((v) => `${e} ${comparison[op]} ${value(v)}`).join(' AND ');
     });
     let source = visible;
     if (shape.match !== undefined) {
@@ -178,8 +192,9 @@ export function createListCompiler(sqlite: Sqlite) {
     // Keyed by what decides the SQL's text (names, operators, counts, where the anchor is null or
     // a prefix), not by the text itself: hashing a search's 3 KB of SQL cost more than building it.
     const key = JSON.stringify([
-      shape.filters.map((f) => [f.field, f.op, f.values.length]),
-      shape.sort,
+      // A field's path is bound, so only whether it is the id shapes the SQL (open collections name any path).
+      shape.filters.map((f) => [f.field === 'id', f.op, f.values.length, f.coerce ? 1 : 0]),
+      shape.sort.map((k) => [k.field === 'id', k.descending]),
       shape.match === undefined ? -1 : terms.length,
       anchor?.map((v) => (v === null ? 0 : typeof v === 'object' ? 2 : 1)) ?? null,
     ]);

@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS overlay (
   PRIMARY KEY (sid, cid, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS overlay_by_state ON overlay (sid, cid, state, seq);
+CREATE TABLE IF NOT EXISTS custom_collections (
+  cid INTEGER PRIMARY KEY,
+  sid INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  UNIQUE (sid, name)
+);
 CREATE TABLE IF NOT EXISTS snapshots (
   sid INTEGER NOT NULL,
   name TEXT NOT NULL,

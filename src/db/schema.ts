@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text, primaryKey, index, customType } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, integer, text, primaryKey, index, customType, unique } from 'drizzle-orm/sqlite-core';
 
 /** NUMERIC affinity: integers stay integers, `local-<uuid>` text stays text. */
 const recordId = customType<{ data: number | string }>({ dataType: () => 'numeric' });
@@ -67,6 +67,21 @@ export const overlay = sqliteTable(
     doc: text('doc'),
   },
   (t) => [primaryKey({ columns: [t.sid, t.cid, t.id] }), index('overlay_by_state').on(t.sid, t.cid, t.state, t.seq)],
+);
+
+/**
+ * The number of each custom collection a sandbox has written to (`/custom/{name}`), from
+ * `customCidBase` up, so its records sit in `overlay` like any other. A collection is listed while
+ * it holds records; its number is kept while a snapshot still holds rows of it.
+ */
+export const customCollections = sqliteTable(
+  'custom_collections',
+  {
+    cid: integer('cid').primaryKey(),
+    sid: integer('sid').notNull(),
+    name: text('name').notNull(),
+  },
+  (t) => [unique('custom_collections_sid_name_unique').on(t.sid, t.name)],
 );
 
 /**

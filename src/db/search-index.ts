@@ -53,6 +53,12 @@ export interface Searchable {
   searchable: string[];
 }
 
+/**
+ * Per-sandbox custom collections are numbered from here up (core and config-declared ones below),
+ * so the index can tell their rows apart without a lookup.
+ */
+export const customCidBase = 2 ** 20;
+
 /** n must fit in 24 bits (baseline ids and a sandbox's write counter). */
 export const maxPackedNumber = 2 ** 24 - 1;
 
@@ -62,6 +68,8 @@ export const maxPackedNumber = 2 ** 24 - 1;
  * precedence. `search_base` uses sid 0; the scratch table packs all three to rebuild many rows at once.
  */
 const packed = (sid: string, cid: string, n: string) => `(((${sid}) << 32) | ((${cid}) << 24) | (${n}))`;
+/** A scratch row's rowid: the sandbox and the overlay row's seq (the collection is bound when it is stored). */
+const scratchRowid = (sid: string, n: string) => `(((${sid}) << 24) | (${n}))`;
 export const rowidRange = {
   lo: (sid: string, cid: string) => packed(sid, cid, '0'),
   hi: (sid: string, cid: string) => packed(sid, cid, String(maxPackedNumber)),
@@ -70,9 +78,20 @@ export const rowidRange = {
 /** The `meta` key holding the baseline's `[rows, tokens]`, as FTS5 counts them for bm25. */
 export const baseTotalsKey = 'search_base_totals';
 
+/** `searchable: ['*']`: every string value of the record, nested ones too, but its `id` and `_sandbox` (custom collections). */
+export const everyString = '*';
+
 /** The text indexed for a record: its searchable fields (dotted paths allowed), space separated. */
 export function searchText(fields: string[], record: Record<string, unknown>): string {
   const parts: string[] = [];
+  if (fields[0] === everyString) {
+    const walk = (value: unknown): void => {
+      if (typeof value === 'string') parts.push(value);
+      else if (value && typeof value === 'object') for (const inner of Object.values(value)) walk(inner);
+    };
+    for (const [key, value] of Object.entries(record)) if (key !== 'id' && key !== '_sandbox') walk(value);
+    return parts.join(' ');
+  }
   for (const field of fields) {
     let value: unknown = record;
     for (const key of field.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
@@ -84,16 +103,20 @@ export function searchText(fields: string[], record: Record<string, unknown>): s
 /** The same text, computed in SQL from a stored doc (for rebuilds). */
 function searchTextSql(fields: string[]): string {
   if (!fields.length) return `''`;
+  if (fields[0] === everyString) {
+    return `coalesce((SELECT group_concat(value, ' ') FROM json_tree(doc) WHERE type = 'text' AND fullkey NOT IN ('$.id', '$._sandbox')), '')`;
+  }
   return `concat_ws(' ', ${fields.map((f) => `json_extract(doc, '$.${f.replace(/'/g, "''")}')`).join(', ')})`;
 }
 
 /**
  * Moves whatever the scratch table holds into `search_terms`/`search_docs` (its rowids packed
- * as sid, cid, seq) and empties it: one set of statements for one record or a whole rebuild.
+ * as sid and seq; the collection number is bound, so any number fits) and empties it: one set of
+ * statements for one record or a whole rebuild of one collection.
  */
 function scratchStatements(sqlite: Sqlite) {
   sqlite.exec(scratchDdl);
-  const doc = { sid: 'doc >> 32', cid: '(doc >> 24) & 255', seq: `doc & ${maxPackedNumber}` };
+  const doc = { sid: 'doc >> 24', cid: ':cid', seq: `doc & ${maxPackedNumber}` };
   const terms = sqlite.prepare(
     `INSERT INTO search_terms (sid, cid, term, seq, count)
      SELECT ${doc.sid}, ${doc.cid}, term, ${doc.seq}, count(*) FROM temp.search_scratch_terms GROUP BY doc, term`,
@@ -105,9 +128,9 @@ function scratchStatements(sqlite: Sqlite) {
   const clear = sqlite.prepare(`INSERT INTO temp.search_scratch (search_scratch) VALUES ('delete-all')`);
   return {
     put: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (:rowid, :text)`),
-    store(): void {
-      terms.run();
-      docs.run();
+    store(cid: number): void {
+      terms.run({ cid });
+      docs.run({ cid });
       clear.run();
     },
     clear,
@@ -127,7 +150,7 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
     writeTotals: sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('${baseTotalsKey}', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
   };
   const own = {
-    scratch: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (${packed(':sid', ':cid', ':n')}, :text)`),
+    scratch: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (${scratchRowid(':sid', ':n')}, :text)`),
     terms: sqlite.prepare(`INSERT INTO search_terms (sid, cid, term, seq, count) SELECT :sid, :cid, key, :n, value FROM json_each(:counts)`),
     doc: sqlite.prepare(`INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (:sid, :cid, :n, :length, :terms)`),
     removeTerms: sqlite.prepare(
@@ -145,14 +168,30 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   const reindexRows = collections.map((c) => ({
     baseline: sqlite.prepare(`INSERT INTO search_base (rowid, text) SELECT ${packed('0', String(c.cid), 'id')}, ${searchTextSql(c.searchable)} FROM base WHERE cid = ${c.cid}`),
     sandbox: sqlite.prepare(
-      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
+      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql(c.searchable)}
          FROM overlay WHERE sid = :sid AND cid = ${c.cid} AND state IN (1, 2)`,
     ),
     everySandbox: sqlite.prepare(
-      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${packed('sid', 'cid', 'seq')}, ${searchTextSql(c.searchable)}
+      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql(c.searchable)}
          FROM overlay WHERE cid = ${c.cid} AND state IN (1, 2)`,
     ),
   }));
+  // Custom collections (numbers from customCidBase up) index every string value of their records.
+  const custom = {
+    cids: sqlite.prepare(`SELECT DISTINCT cid FROM overlay WHERE sid = :sid AND cid >= ${customCidBase}`).pluck(),
+    everyCid: sqlite.prepare(`SELECT DISTINCT cid FROM overlay WHERE cid >= ${customCidBase}`).pluck(),
+    rows: sqlite.prepare(
+      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql([everyString])}
+         FROM overlay WHERE cid = :cid AND (:sid IS NULL OR sid = :sid) AND state IN (1, 2)`,
+    ),
+  };
+  /** Indexes the custom collections' rows of one sandbox, or of every sandbox (sid null). */
+  function reindexCustom(sid: number | null): void {
+    for (const cid of (sid === null ? custom.everyCid.all() : custom.cids.all({ sid })) as number[]) {
+      custom.rows.run({ cid, sid });
+      scratch.store(cid);
+    }
+  }
 
   /**
    * Stores the baseline's totals as FTS5's bm25 reads them (row count and token count, from the
@@ -167,6 +206,14 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
       tokens += readVarint(size);
     }
     base.writeTotals.run(JSON.stringify([rows, tokens]));
+  }
+
+  /** Fills the scratch table one collection at a time and stores each (the scratch rows carry no collection). */
+  function reindexCollections(fill: (rows: (typeof reindexRows)[number]) => void): void {
+    reindexRows.forEach((rows, i) => {
+      fill(rows);
+      scratch.store(collections[i]!.cid);
+    });
   }
 
   function forgetOwn(sid: number): void {
@@ -186,8 +233,8 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
       own.removeDoc.run({ sid, cid, n });
       const counts = asciiTerms(text);
       if (!counts) {
-        own.scratch.run({ sid, cid, n, text });
-        scratch.store();
+        own.scratch.run({ sid, n, text });
+        scratch.store(cid);
       } else if (counts.size) {
         own.terms.run({ sid, cid, n, counts: JSON.stringify(Object.fromEntries(counts)) });
         own.doc.run({ sid, cid, n, length: [...counts.values()].reduce((a, b) => a + b, 0), terms: JSON.stringify([...counts.keys()]) });
@@ -214,8 +261,8 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
     /** Rebuilds a sandbox's rows from its overlay (after import or snapshot restore). */
     reindexSandbox(sid: number): void {
       forgetOwn(sid);
-      for (const rows of reindexRows) rows.sandbox.run({ sid });
-      scratch.store();
+      reindexCollections((c) => c.sandbox.run({ sid }));
+      reindexCustom(sid);
     },
     /** Rebuilds the baseline's rows from `base` (after the fixtures were loaded). */
     reindexBaseline(): void {
@@ -230,8 +277,8 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
         sqlite.exec(`DROP TABLE IF EXISTS search; DELETE FROM search_terms; DELETE FROM search_docs;`);
         scratch.clear.run();
         index.reindexBaseline();
-        for (const rows of reindexRows) rows.everySandbox.run();
-        scratch.store();
+        reindexCollections((c) => c.everySandbox.run());
+        reindexCustom(null);
         writeVersion.run(fingerprint);
       }).immediate();
     },

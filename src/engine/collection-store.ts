@@ -37,7 +37,7 @@ export interface StoreContext {
   compileList: ReturnType<typeof createListCompiler>;
   sandboxes: SandboxStore;
   search: SearchIndex;
-  limits: { createdPerCollection: number };
+  limits: { createdPerCollection: number; customRecords?: number };
   /** The change log: each write appends its event in its own transaction. */
   changes: ChangeLog;
   /** Looks up another collection (foreign keys name them by name). */
@@ -45,33 +45,48 @@ export interface StoreContext {
   emit: (event: ChangeEvent) => void;
 }
 
-/** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
-export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
-  const { db, view, sandboxes, search, limits, emit, changes } = context;
-  const { cid } = definition;
-  const eventName = (action: ChangeEvent['action']) => `${definition.singular}.${action}`;
-  const validate = createRecordValidator(definition);
-  // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
-  const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
-
+/**
+ * The overlay writes, prepared once per engine with the collection number bound like every other
+ * value: a store is then cheap enough to make per request (custom collections are).
+ */
+const overlayWrites = new WeakMap<OpenDatabase, ReturnType<typeof prepareOverlayWrites>>();
+function prepareOverlayWrites(db: OpenDatabase) {
   const insert = db.orm
     .insert(overlay)
     .values({
       sid: sql.placeholder('sid'),
-      cid,
+      cid: sql.placeholder('cid'),
       id: sql.placeholder('id'),
       state: sql.placeholder('state'),
       seq: sql.placeholder('seq'),
       doc: sql.placeholder('doc'),
     })
     .prepare();
-  const rowKey = and(eq(overlay.sid, sql.placeholder('sid')), eq(overlay.cid, cid), eq(overlay.id, sql.placeholder('id')));
+  const rowKey = and(eq(overlay.sid, sql.placeholder('sid')), eq(overlay.cid, sql.placeholder('cid')), eq(overlay.id, sql.placeholder('id')));
   const rewrite = db.orm
     .update(overlay)
     .set({ state: sql`${sql.placeholder('state')}`, doc: sql`${sql.placeholder('doc')}` })
     .where(rowKey)
     .prepare();
   const drop = db.orm.delete(overlay).where(rowKey).prepare();
+  return { insert, rewrite, drop };
+}
+
+/** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
+export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
+  const { db, view, sandboxes, search, limits, emit, changes } = context;
+  const { cid } = definition;
+  const eventName = (action: ChangeEvent['action']) => `${definition.event ?? definition.singular}.${action}`;
+  const validate = createRecordValidator(definition);
+  const capName = definition.cap ?? 'createdPerCollection';
+  // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
+  const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
+  let writes = overlayWrites.get(db);
+  if (!writes) overlayWrites.set(db, (writes = prepareOverlayWrites(db)));
+  const prepared = writes;
+  const insert = { run: (row: { sid: number; id: RecordId; state: number; seq: number; doc: string | null }) => prepared.insert.run({ ...row, cid }) };
+  const rewrite = { run: (row: { sid: number; id: RecordId; state: number; doc: string | null }) => prepared.rewrite.run({ ...row, cid }) };
+  const drop = { run: (row: { sid: number; id: RecordId }) => prepared.drop.run({ ...row, cid }) };
 
   /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline) and the bytes its overlay row stores. */
   function current(sid: number, id: RecordId): { state: number; seq: number; bytes: number; fields: Json } | undefined {
@@ -193,8 +208,10 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         const sid = sandboxes.open(sandbox);
         const checked = validated(sid, fields);
         checkUnique(sid, checked, null);
-        if ((view.createdCount.get({ sid, cid }) as number) >= limits.createdPerCollection) {
-          throw quotaExceeded(`a sandbox may hold at most ${limits.createdPerCollection} created ${definition.name}; delete one or reset the sandbox`);
+        // Read per write: a `--watch` reload changes the limits in place.
+        const cap = limits[capName] ?? limits.createdPerCollection;
+        if ((view.createdCount.get({ sid, cid }) as number) >= cap) {
+          throw quotaExceeded(`a sandbox may hold at most ${cap} created ${definition.name} (limits.${capName}); delete one or reset the sandbox`);
         }
         const record = store(sid, newRecordId(), CREATED, checked, 0, 0);
         changes.append(sid, eventName('created'), record);

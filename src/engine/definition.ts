@@ -57,6 +57,16 @@ export interface CollectionDefinition {
   /** A field the engine fills with the creation time when the client leaves it out. */
   createdAt?: string;
   relations: Relation[];
+  /**
+   * Any JSON object is a record (a per-sandbox custom collection): no declared fields, every
+   * top-level or dotted path may be filtered and sorted, filter values compared as the JSON type
+   * each record holds there, and `searchable` may be `['*']` (every string value).
+   */
+  open?: boolean;
+  /** The event name's prefix: `post` gives `post.created`; custom collections use `custom.<name>`. */
+  event?: string;
+  /** Which limit bounds the records a sandbox creates in it (`createdPerCollection` unless said). */
+  cap?: 'createdPerCollection' | 'customRecords';
 }
 
 /** Builds a definition with the defaults filled in. */

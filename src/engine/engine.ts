@@ -11,11 +11,13 @@ import { createAuthStore } from './auth-store.js';
 import { createChangeLog } from './change-log.js';
 import { createWebhookStore } from './webhook-store.js';
 import { createSandboxView, type SandboxViewOptions } from './sandbox-view.js';
+import { createCustomCollections, customNamePattern, customPrefix } from './custom-collections.js';
+import { customCidBase } from '../db/search-index.js';
 
 export interface EngineOptions {
   db: OpenDatabase;
   collections: CollectionDefinition[];
-  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number; eventsPerSandbox?: number };
+  limits: { createdPerCollection: number; customCollections?: number; customRecords?: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number; eventsPerSandbox?: number };
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -61,6 +63,17 @@ export function createEngine(options: EngineOptions) {
     },
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
+  const custom = createCustomCollections(context, options.limits);
+  /**
+   * The collection registry (STYLE.md): one name space for core and config-declared collections
+   * (`posts`) and the sandbox's custom ones (`custom.invoices`); a custom name that is not one is
+   * undefined, like an unknown collection.
+   */
+  const resolve = (name: string): CollectionStore | undefined => {
+    if (!name.startsWith(customPrefix)) return stores.get(name);
+    const customName = name.slice(customPrefix.length);
+    return customNamePattern.test(customName) ? custom.collection(customName) : undefined;
+  };
 
   return {
     collections: options.collections,
@@ -72,10 +85,14 @@ export function createEngine(options: EngineOptions) {
     activity,
     /** Finished answers of reads, kept true by `sandboxChanged` and the file's data version. */
     answers,
-    /** The store of a collection, or undefined for a name that is not one. */
+    /** The store of a core or config-declared collection, or undefined for a name that is not one. */
     collection(name: string): CollectionStore | undefined {
       return stores.get(name);
     },
+    /** Any collection by its registry name: `posts`, or a sandbox's custom `custom.invoices`. */
+    resolve,
+    /** Per-sandbox custom collections (`/custom/{name}`): their stores, listing and numbers. */
+    custom,
     /**
      * The change log: every committed change of a sandbox, appended in its transaction. Later layers
      * (auth, GraphQL, custom collections) append their events with `changes.append(sid, name, data)`
@@ -86,7 +103,7 @@ export function createEngine(options: EngineOptions) {
     webhooks,
     /** The engine bound to one sandbox: what GraphQL resolvers and custom routes call (`sandbox-view.ts`). */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
-      return createSandboxView({ context, store: (name) => stores.get(name) }, sandbox, viewOptions);
+      return createSandboxView({ context, store: resolve }, sandbox, viewOptions);
     },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {
@@ -100,9 +117,13 @@ export function createEngine(options: EngineOptions) {
     sandboxChanged,
     /** Says that what every sandbox sees changed (a baseline or config reload). */
     everythingChanged: () => answers.clear(),
-    /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection. */
+    /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection (`custom`: all custom collections' records). */
     reset(sandbox: string): Record<string, number> {
-      const named = (counts: Map<number, number>) => Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0]));
+      const named = (counts: Map<number, number>) => {
+        let customRows = 0;
+        for (const [cid, n] of counts) if (cid >= customCidBase) customRows += n;
+        return { ...Object.fromEntries(options.collections.map((c) => [c.name, counts.get(c.cid) ?? 0])), custom: customRows };
+      };
       const counts = sandboxes.write(() => {
         const sid = sandboxes.sidOf(sandbox);
         if (!sid) return new Map<number, number>();
@@ -110,7 +131,7 @@ export function createEngine(options: EngineOptions) {
         const purged = sandboxes.purge(sid);
         // The log starts over with the reset itself; a sandbox that held nothing logs nothing.
         changes.purge(sid);
-        if (held) changes.append(sid, 'sandbox.reset', { sandbox, purged: { ...named(purged), custom: 0 } });
+        if (held) changes.append(sid, 'sandbox.reset', { sandbox, purged: named(purged) });
         return purged;
       });
       sandboxChanged(sandbox);

@@ -4,7 +4,8 @@ import { invalidQuery } from '../errors.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
 
-export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'id';
+/** `any`: a field of an open (custom) collection, compared as the JSON type each record holds there. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'id' | 'any';
 export type { Operator };
 
 export interface Filter {
@@ -13,6 +14,8 @@ export interface Filter {
   op: Operator;
   /** Typed values, ready to bind (booleans as 1/0). */
   values: (string | number)[];
+  /** The values are client text, coerced per record to the JSON type it holds (open collections). */
+  coerce?: boolean;
 }
 
 export interface SortKey {
@@ -49,7 +52,7 @@ const maxSearchWords = 64;
 
 /** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
 export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {
-  const fields = definition ? scalarFields(definition) : new Map<string, FieldKind>();
+  const fields: FieldLookup = definition ? queryableFields(definition) : new Map<string, FieldKind>();
   const limit = readInteger(params, aliases.limit, 10, 1, maxPageSize);
   return {
     // Bounded so the row offset, (page - 1) × limit, stays an exact integer for SQLite.
@@ -101,7 +104,7 @@ export function readInteger(params: URLSearchParams, names: readonly string[], f
   return fallback;
 }
 
-function readFilters(params: URLSearchParams, fields: Map<string, FieldKind>): Filter[] {
+function readFilters(params: URLSearchParams, fields: FieldLookup): Filter[] {
   const filters: Filter[] = [];
   let total = 0;
   for (const name of new Set(params.keys())) {
@@ -115,9 +118,9 @@ function readFilters(params: URLSearchParams, fields: Map<string, FieldKind>): F
     total += raw.length;
     if (total > maxFilterValues) throw invalidQuery(name, `brings the filters past ${maxFilterValues} values in all`);
     const operator: Operator = op ?? 'eq';
-    if (operator === 'like' && kind !== 'string') throw invalidQuery(name, 'applies to text fields only');
+    if (operator === 'like' && kind !== 'string' && kind !== 'any') throw invalidQuery(name, 'applies to text fields only');
     if (kind === 'boolean' && operator !== 'eq' && operator !== 'ne') throw invalidQuery(name, 'compares booleans with = and _ne only');
-    filters.push({ field, op: operator, values: raw.map((value) => typed(name, kind, value)) });
+    filters.push({ field, op: operator, values: raw.map((value) => typed(name, kind, value)), ...(kind === 'any' ? { coerce: true } : {}) });
   }
   return filters;
 }
@@ -144,7 +147,7 @@ function typed(name: string, kind: FieldKind, value: string): string | number {
   }
 }
 
-function readSort(params: URLSearchParams, fields: Map<string, FieldKind>): SortKey[] {
+function readSort(params: URLSearchParams, fields: FieldLookup): SortKey[] {
   const raw = params.get('_sort');
   if (raw === null) {
     if (params.has('_order')) readOrders(params, 1);
@@ -173,6 +176,23 @@ function readOrders(params: URLSearchParams, count: number): boolean[] {
 }
 
 const fieldsByDefinition = new WeakMap<CollectionDefinition, Map<string, FieldKind>>();
+
+/** What filters and sorts may name: a definition's scalar fields, or any plain path of an open collection. */
+type FieldLookup = Pick<Map<string, FieldKind>, 'has' | 'get'>;
+
+/**
+ * An open collection's fields: any path of up to 8 plain names (letters, digits, `_`, `-`; the
+ * bound JSON path must stay a path), each compared as the record holds it; `id` is the record id.
+ */
+const openFields: FieldLookup = {
+  has: (name) => name === 'id' || /^[A-Za-z_][\w-]{0,63}(?:\.[A-Za-z_][\w-]{0,63}){0,7}$/.test(name),
+  get: (name) => (name === 'id' ? 'id' : openFields.has(name) ? 'any' : undefined),
+};
+
+/** The fields a list query may name in a collection: its scalar fields, or an open collection's any path. */
+export function queryableFields(definition: CollectionDefinition): FieldLookup {
+  return definition.open ? openFields : scalarFields(definition);
+}
 
 /** Every scalar field a filter or sort may name, nested ones as dotted paths, plus `id` (worked out once per definition). */
 export function scalarFields(definition: CollectionDefinition): Map<string, FieldKind> {

@@ -74,6 +74,12 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const recount = sqlite
     .prepare(`UPDATE sandboxes SET holds = ${holdsSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')} WHERE sid = ? RETURNING bytes`)
     .pluck();
+  // A custom collection's number goes once no overlay or snapshot row uses it (after a reset, restore or snapshot delete).
+  const forgetUnusedCustom = sqlite.prepare(
+    `DELETE FROM custom_collections WHERE sid = :sid
+        AND NOT EXISTS (SELECT 1 FROM overlay o WHERE o.sid = :sid AND o.cid = custom_collections.cid)
+        AND NOT EXISTS (SELECT 1 FROM snapshot_rows r WHERE r.sid = :sid AND r.cid = custom_collections.cid)`,
+  );
   const refreshHolds = sqlite.prepare(`UPDATE sandboxes SET holds = ${holdsSql} WHERE sid = ?`);
   const purgeCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? GROUP BY cid`);
   const createdCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? AND state = 1 GROUP BY cid`);
@@ -89,6 +95,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     'refresh_tokens',
     'snapshot_rows',
     'snapshots',
+    'custom_collections',
     'events',
     'webhooks',
     'delivery_attempts',
@@ -250,6 +257,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      */
     recount(sid: number, before = Infinity): number {
       const total = (recount.get(sid) as number | undefined) ?? 0;
+      forgetUnusedCustom.run({ sid });
       checkBytes(total, before);
       return total;
     },

@@ -21,6 +21,8 @@ ajv.addKeyword({
 
 /** Validates whole records (after defaults, PUT merge or PATCH) against a collection's schema. */
 export function createRecordValidator(definition: CollectionDefinition): (record: unknown) => FieldProblem[] {
+  // An open collection takes any JSON object (the body reader already made it one).
+  if (definition.open) return (record) => (record && typeof record === 'object' && !Array.isArray(record) ? [] : [{ path: '/', message: 'must be an object' }]);
   const validate: ValidateFunction = ajv.compile({
     type: 'object',
     properties: definition.fields,

@@ -40,7 +40,7 @@ const Pagination = new GraphQLObjectType({
 /** The list arguments with their REST names (the seed's aliases first); filters come from the definition. */
 const paging = { limit: ['limit', '_limit'], page: ['page', '_page'], _sort: ['sort', '_sort'], _order: ['order', '_order'] } as const;
 const reserved = new Set(['limit', '_limit', 'page', '_page', 'sort', '_sort', 'order', '_order', 'q', 'cursor']);
-const filterScalars: Record<FieldKind, GraphQLInputType> = { id: GraphQLID, string: GraphQLString, integer: GraphQLInt, number: GraphQLFloat, boolean: GraphQLBoolean };
+const filterScalars: Record<FieldKind, GraphQLInputType> = { id: GraphQLID, string: GraphQLString, integer: GraphQLInt, number: GraphQLFloat, boolean: GraphQLBoolean, any: GraphQLString };
 
 /** Top-level scalar fields a list filters on by equality (a list of values is OR, as a repeated REST parameter), with camel-case aliases. */
 function filterFields(definition: CollectionDefinition): { field: string; names: string[]; type: GraphQLInputType }[] {

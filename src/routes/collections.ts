@@ -21,12 +21,74 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     if (!store) throw notFound(`no collection named "${name}"`);
     return store;
   };
+  /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
+  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
+  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands. */
+  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): string[] => {
+    const relations = engine.collection(name)?.definition.relations ?? [];
+    const asked = ['_embed', '_expand'].flatMap((key) => event.url.searchParams.getAll(key).flatMap((value) => value.split(',')));
+    const targets = relations.filter((r) => asked.includes(r.name)).map((r) => r.collection);
+    return [...new Set([name, ...targets])].map((collection) => `${collection}:read`);
+  };
+  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes });
+
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
     const relation = store.definition.relations.find((r) => r.name === name);
     if (!relation) throw notFound(`${store.definition.name} have no sub-resource "${name}"`);
     return relation;
   };
+
+  /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
+  const related = resource({
+    GET: {
+      // Reading `/users/1/posts` reads posts (and the parent user).
+      scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
+      public: true,
+      handler: (event) => {
+        const store = storeOf(event);
+        const relation = relationOf(event, store);
+        const sandbox = sandboxOf(event);
+        const id = idOf(event);
+        return answer(event, sandbox, () =>
+          engine.forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize }).collection(store.definition.name).relatedJson(id, relation.name, event.url.searchParams),
+        );
+      },
+    },
+  });
+
+  app.all('/api/v1/:collection', (event) => {
+    storeOf(event);
+    return list(event);
+  });
+  app.all('/api/v1/:collection/:id', (event) => {
+    storeOf(event);
+    return one(event);
+  });
+  app.all('/api/v1/:collection/:id/:relation', (event) => {
+    relationOf(event, storeOf(event));
+    return related(event);
+  });
+}
+
+/** What the generic collection routes need to know of the collections a path names. */
+export interface CollectionRouteOptions {
+  /** The collection the path names (404 or 400 when it names none). */
+  storeOf: (event: H3Event) => CollectionStore;
+  /** The scopes a write or delete needs (an entry that is a list: any one of them). */
+  scope: (action: 'write' | 'delete') => (event: H3Event) => string | (string | readonly string[])[];
+  /** The scopes a read needs. */
+  readScopes: (event: H3Event) => (string | readonly string[])[];
+}
+
+/**
+ * The list (`GET`, `POST`) and record (`GET`, `PUT`, `PATCH`, `DELETE`) routes of a collection,
+ * for core, config-declared and custom collections alike: they differ only in how the path names
+ * the store and which scopes it needs.
+ */
+export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
+  const { engine, config } = runtime;
+  const { storeOf, scope, readScopes } = options;
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
@@ -38,15 +100,6 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     const role = event.context.identity?.role ?? 'owner';
     const request = role === 'owner' ? event.url.pathname + event.url.search : `${role} ${event.url.pathname}${event.url.search}`;
     return sendJson(event, engine.answers.answer(sandbox, request, produce));
-  };
-  /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
-  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
-  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands. */
-  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): string[] => {
-    const relations = engine.collection(name)?.definition.relations ?? [];
-    const asked = ['_embed', '_expand'].flatMap((key) => event.url.searchParams.getAll(key).flatMap((value) => value.split(',')));
-    const targets = relations.filter((r) => asked.includes(r.name)).map((r) => r.collection);
-    return [...new Set([name, ...targets])].map((collection) => `${collection}:read`);
   };
   const read = { scope: (event: H3Event) => readScopes(event), public: true };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
@@ -115,34 +168,5 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     },
   });
 
-  /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
-  const related = resource({
-    GET: {
-      // Reading `/users/1/posts` reads posts (and the parent user).
-      scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
-      public: true,
-      handler: (event) => {
-        const store = storeOf(event);
-        const relation = relationOf(event, store);
-        const sandbox = sandboxOf(event);
-        const id = idOf(event);
-        return answer(event, sandbox, () =>
-          engine.forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize }).collection(store.definition.name).relatedJson(id, relation.name, event.url.searchParams),
-        );
-      },
-    },
-  });
-
-  app.all('/api/v1/:collection', (event) => {
-    storeOf(event);
-    return list(event);
-  });
-  app.all('/api/v1/:collection/:id', (event) => {
-    storeOf(event);
-    return one(event);
-  });
-  app.all('/api/v1/:collection/:id/:relation', (event) => {
-    relationOf(event, storeOf(event));
-    return related(event);
-  });
+  return { list, one, answer, idOf, missing };
 }

@@ -19,7 +19,7 @@ export function addSandboxRoutes(app: H3, runtime: Runtime): void {
         handler: (event) => {
           const sandbox = sandboxOf(event);
           const purged = runtime.engine.reset(sandbox);
-          return { message: 'sandbox reset to the baseline', sandbox, purged: { ...purged, custom: 0 } };
+          return { message: 'sandbox reset to the baseline', sandbox, purged };
         },
       },
     }),

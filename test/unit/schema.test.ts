@@ -11,6 +11,7 @@ describe('drizzle schema and DDL', () => {
     schema.sandboxes,
     schema.base,
     schema.overlay,
+    schema.customCollections,
     schema.snapshots,
     schema.snapshotRows,
     schema.authPasswords,

@@ -34,11 +34,12 @@ describe('search index', () => {
     texts.forEach((text, i) => index.put(8, 2, i + 1, text));
     const fast = all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term');
     const fastDocs = all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq');
-    // the same texts through FTS5's tokenizer: the scratch table, as a rebuild does
+    // the same texts through FTS5's tokenizer: a rebuild from the overlay goes through the scratch table
     sqlite.exec('DELETE FROM search_terms WHERE sid = 8; DELETE FROM search_docs WHERE sid = 8;');
-    const scratch = sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES ((8 << 32) | (2 << 24) | ?, ?)`);
-    texts.forEach((text, i) => scratch.run(i + 1, text));
-    index.reindexSandbox(99); // stores whatever the scratch table holds
+    const row = sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (8, 2, ?, 1, ?, ?)`);
+    texts.forEach((text, i) => row.run(`local-${i}`, i + 1, JSON.stringify({ title: text })));
+    index.reindexSandbox(8);
+    sqlite.exec('DELETE FROM overlay WHERE sid = 8');
     expect(all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term')).toEqual(fast);
     expect(all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq').map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() }))).toEqual(
       fastDocs.map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() })),

@@ -1,0 +1,53 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import { sandboxOf } from '../auth/identity.js';
+import { checkCustomName } from '../engine/custom-collections.js';
+import type { Runtime } from '../runtime.js';
+import { collectionResources } from './collections.js';
+import { resource } from './_resource.js';
+
+/**
+ * `/api/v1/custom/{name}` and `/api/v1/custom/{name}/{id}`: a sandbox's own collections, served by
+ * the same routes as the core ones (contract section 10), and `/api/v1/custom`, the list of them.
+ * A token needs `<name>:<action>` or `custom:<action>`.
+ */
+export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
+  const { engine, config } = runtime;
+  // h3 answers a malformed %-escape in the path with 400 before any route runs.
+  const nameOf = (event: H3Event): string => {
+    const name = getRouterParam(event, 'name', { decode: true }) ?? '';
+    checkCustomName(name);
+    return name;
+  };
+  const either = (name: string, action: string) => [`${name}:${action}`, `custom:${action}`] as const;
+  const { list, one } = collectionResources(runtime, {
+    storeOf: (event) => engine.custom.collection(nameOf(event)),
+    scope: (action) => (event) => [either(nameOf(event), action)],
+    readScopes: (event) => [either(nameOf(event), 'read')],
+  });
+
+  app.all(
+    '/api/v1/custom',
+    resource({
+      GET: {
+        scope: 'custom:read',
+        public: true,
+        handler: (event) => {
+          const collections = engine.custom.list(sandboxOf(event));
+          return {
+            data: collections.map((c) => ({ name: c.name, count: c.count, url: `/api/v1/custom/${c.name}` })),
+            limits: { collections: config.limits.customCollections, recordsPerCollection: config.limits.customRecords },
+          };
+        },
+      },
+    }),
+  );
+  // The name is checked before the method, so a bad name is 400 whatever the method.
+  app.all('/api/v1/custom/:name', (event) => {
+    nameOf(event);
+    return list(event);
+  });
+  app.all('/api/v1/custom/:name/:id', (event) => {
+    nameOf(event);
+    return one(event);
+  });
+}
