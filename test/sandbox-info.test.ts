@@ -46,6 +46,7 @@ describe('GET /sandbox', () => {
     expect(answer.body.quotas).toEqual({
       ...Object.fromEntries(COLLECTIONS.map((c) => [c, { created: 0, limit: 30 }])),
       bytes: { used: 0, limit: 8 * 1024 * 1024 },
+      custom: { collections: { used: 0, limit: 20 }, records: {} },
     });
 
     // Reading stores nothing, not even the sandbox's row.
@@ -90,6 +91,7 @@ describe('GET /sandbox', () => {
       comments: { created: 0, limit: 30 },
       todos: { created: 1, limit: 30 },
       bytes: { used, limit: 8 * 1024 * 1024 },
+      custom: { collections: { used: 0, limit: 20 }, records: {} },
     });
     const row = rowOf(client.id)!;
     expect(row).toBeDefined();

@@ -7,6 +7,7 @@ import { maxPackedNumber } from '../db/search-index.js';
 import type { FieldProblem } from '../errors.js';
 import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
 import type { CollectionDefinition } from './definition.js';
+import { customDefinition, customNamePattern, customPrefix } from './custom-collections.js';
 import { exportFormat, exportVersion, type ExportDocument, type ExportedOverlay } from './export-document.js';
 import { parseRecordId } from './record-id.js';
 import { maxSnapshotsPerSandbox } from './snapshots.js';
@@ -18,7 +19,9 @@ export const maxProblems = 10;
 
 /** An overlay row to write, in the order its seq is assigned (oldest created record first). */
 export interface PlannedRow {
+  /** The collection's number; for a custom collection 0 (the sandbox gives it one as it is written), named by `custom`. */
   cid: number;
+  custom?: string;
   id: number | string;
   state: number;
   doc: string | null;
@@ -48,7 +51,7 @@ export type CheckResult = { ok: true; plan: PlannedSandbox[] } | { ok: false; pr
 
 interface CheckContext {
   collections: CollectionDefinition[];
-  limits: { createdPerCollection: number };
+  limits: { createdPerCollection: number; customCollections?: number; customRecords?: number };
 }
 
 const schemaFile = fileURLToPath(new URL('../../schemas/mockapi-export.schema.json', import.meta.url));
@@ -183,11 +186,10 @@ function createOverlayChecker(db: OpenDatabase, context: CheckContext, problems:
     const validate = validatorOf(definition);
     const baseline = idsOf(definition.cid);
     const created = overlay.created ?? [];
-    if (created.length > context.limits.createdPerCollection) {
-      problems.add(
-        `${path}/created`,
-        `holds ${created.length} records, over the cap of ${context.limits.createdPerCollection} created ${definition.name} per sandbox (limits.createdPerCollection)`,
-      );
+    const capName = definition.cap ?? 'createdPerCollection';
+    const cap = context.limits[capName] ?? context.limits.createdPerCollection;
+    if (created.length > cap) {
+      problems.add(`${path}/created`, `holds ${created.length} records, over the cap of ${cap} created ${definition.name} per sandbox (limits.${capName})`);
     }
     for (const [state, records] of [
       [CREATED, created],
@@ -259,15 +261,29 @@ function createOverlayChecker(db: OpenDatabase, context: CheckContext, problems:
     }
   }
 
+  const customDefinitions = new Map<string, CollectionDefinition>();
+  /** `custom.<name>`: a sandbox's custom collection (created records only: it has no baseline). */
+  const customDefinitionOf = (name: string): CollectionDefinition | undefined => {
+    const bare = name.slice(customPrefix.length);
+    if (!name.startsWith(customPrefix) || !customNamePattern.test(bare)) return undefined;
+    let definition = customDefinitions.get(name);
+    if (!definition) customDefinitions.set(name, (definition = customDefinition(bare)));
+    return definition;
+  };
+
   return {
     check(path: string, collections: Record<string, Partial<ExportedOverlay>>): { rows: PlannedRow[]; counts: Record<string, number> } {
       const views = new Map<string, CollectionView>();
+      let customHolding = 0;
       for (const [name, overlay] of Object.entries(collections)) {
-        const definition = byName.get(name);
+        const definition = byName.get(name) ?? customDefinitionOf(name);
         const at = `${path}/${escapePointer(name)}`;
         if (!definition) {
-          problems.add(at, `is not a collection of this mockapi (${[...byName.keys()].join(', ')})`);
+          problems.add(at, `is not a collection of this mockapi (${[...byName.keys(), 'custom.<name>'].join(', ')})`);
           continue;
+        }
+        if (definition.open && overlay.created?.length && ++customHolding > (context.limits.customCollections ?? 20)) {
+          problems.add(at, `is one custom collection more than limits.customCollections (${context.limits.customCollections ?? 20}) allows`);
         }
         const view: CollectionView = { definition, path: at, created: new Map(), updated: new Map(), deleted: new Set(), valid: [] };
         views.set(name, view);
@@ -288,13 +304,14 @@ function toRows(views: Map<string, CollectionView>): { rows: PlannedRow[]; count
   const rows: PlannedRow[] = [];
   const counts: Record<string, number> = {};
   for (const [name, view] of views) {
-    const { cid } = view.definition;
+    const { cid, open } = view.definition;
+    const custom = open ? { custom: view.definition.name } : {};
     const fieldsOf = new Map(view.valid.map((r) => [r.id, r.fields]));
     const doc = (id: number | string, record: Json, sandbox: string) => {
       const { id: _id, _sandbox, ...fields } = record;
       return JSON.stringify({ id, ...(fieldsOf.get(id) ?? fields), _sandbox: sandbox });
     };
-    for (const [id, record] of [...view.created].reverse()) rows.push({ cid, id, state: CREATED, doc: doc(id, record, 'created') });
+    for (const [id, record] of [...view.created].reverse()) rows.push({ cid, ...custom, id, state: CREATED, doc: doc(id, record, 'created') });
     for (const [id, record] of view.updated) rows.push({ cid, id, state: UPDATED, doc: doc(id, record, 'updated') });
     for (const id of view.deleted) rows.push({ cid, id, state: DELETED, doc: null });
     counts[name] = view.created.size + view.updated.size + view.deleted.size;

@@ -1,6 +1,7 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
+import { customPrefix } from './custom-collections.js';
 import { toSubscription, type Subscription, type SubscriptionRow } from './webhook-store.js';
 
 /**
@@ -76,6 +77,7 @@ export function buildExportDocument(
   const overlayRows = sqlite.prepare(`SELECT cid, id, state, doc FROM overlay WHERE sid = ? ORDER BY ${order}`);
   const snapshotList = sqlite.prepare(`SELECT name, created_at AS createdAt FROM snapshots WHERE sid = ? ORDER BY created_at, name`);
   const snapshotRows = sqlite.prepare(`SELECT cid, id, state, doc FROM snapshot_rows WHERE sid = ? AND name = ? ORDER BY ${order}`);
+  const customNames = sqlite.prepare(`SELECT cid, name FROM custom_collections WHERE sid = ?`);
   const messages = sqlite.prepare(`SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq`).pluck();
   const webhookRows = sqlite.prepare(
     `SELECT id, url, events, secret, signature, created_at AS createdAt FROM webhooks WHERE sid = ? ORDER BY created_at, id`,
@@ -84,18 +86,19 @@ export function buildExportDocument(
   return sqlite.transaction(() => {
     const sandboxes = keys.map((key, index): ExportedSandbox => {
       const row = sandboxRow.get(key) as { sid: number; createdAt: number; lastActiveAt: number } | undefined;
+      const custom = new Map(row ? (customNames.all(row.sid) as { cid: number; name: string }[]).map((c) => [c.cid, `${customPrefix}${c.name}`]) : []);
       const sandbox: ExportedSandbox = {
         id: key,
         createdAt: row ? new Date(row.createdAt).toISOString() : null,
         lastActiveAt: row ? new Date(row.lastActiveAt).toISOString() : null,
-        collections: toCollections(collections, row ? (overlayRows.all(row.sid) as OverlayRow[]) : []),
+        collections: toCollections(collections, custom, row ? (overlayRows.all(row.sid) as OverlayRow[]) : []),
       };
       const snapshots = row ? (snapshotList.all(row.sid) as { name: string; createdAt: number }[]) : [];
       if (snapshots.length) {
         sandbox.snapshots = snapshots.map((snapshot) => ({
           name: snapshot.name,
           createdAt: new Date(snapshot.createdAt).toISOString(),
-          collections: toCollections(collections, snapshotRows.all(row!.sid, snapshot.name) as OverlayRow[]),
+          collections: toCollections(collections, custom, snapshotRows.all(row!.sid, snapshot.name) as OverlayRow[]),
         }));
       }
       const mailbox = row ? (messages.all(row.sid) as string[]) : [];
@@ -122,8 +125,11 @@ export function sandboxesHoldingData(db: OpenDatabase): string[] {
     .all() as string[];
 }
 
-/** Every collection of the engine, in registry order, even without rows: a diff-friendly fixed shape. */
-function toCollections(collections: CollectionDefinition[], rows: OverlayRow[]): Record<string, ExportedOverlay> {
+/**
+ * Every collection of the engine, in registry order, even without rows: a diff-friendly fixed
+ * shape; then the sandbox's custom collections that have rows here (`custom.<name>`), by name.
+ */
+function toCollections(collections: CollectionDefinition[], custom: Map<number, string>, rows: OverlayRow[]): Record<string, ExportedOverlay> {
   const byCid = new Map<number, ExportedOverlay>();
   const result: Record<string, ExportedOverlay> = {};
   for (const definition of collections) {
@@ -131,12 +137,19 @@ function toCollections(collections: CollectionDefinition[], rows: OverlayRow[]):
     byCid.set(definition.cid, overlay);
     result[definition.name] = overlay;
   }
+  const customOverlays: [string, ExportedOverlay][] = [];
   for (const row of rows) {
-    const overlay = byCid.get(row.cid);
+    let overlay = byCid.get(row.cid);
+    const customName = overlay ? undefined : custom.get(row.cid);
+    if (customName !== undefined) {
+      byCid.set(row.cid, (overlay = { created: [], updated: [], deleted: [] }));
+      customOverlays.push([customName, overlay]);
+    }
     if (!overlay) continue;
     if (row.state === CREATED) overlay.created.push(JSON.parse(row.doc!) as Json);
     else if (row.state === UPDATED) overlay.updated.push(JSON.parse(row.doc!) as Json);
     else if (row.state === DELETED) overlay.deleted.push(Number(row.id));
   }
+  for (const [name, overlay] of customOverlays.sort(([a], [b]) => (a < b ? -1 : 1))) result[name] = overlay;
   return result;
 }

@@ -1,6 +1,7 @@
 import type { OpenDatabase } from '../db/open.js';
 import { quotaExceeded, type FieldProblem } from '../errors.js';
-import { checkExportDocument, type PlannedSandbox } from './check-export-document.js';
+import { checkExportDocument, type PlannedRow, type PlannedSandbox } from './check-export-document.js';
+import { customPrefix } from './custom-collections.js';
 import type { Engine } from './engine.js';
 import { rowBytes } from './sandbox-store.js';
 
@@ -8,7 +9,7 @@ export interface TransferContext {
   db: OpenDatabase;
   engine: Engine;
   /** `sandboxTtl` in seconds (0 or absent: never expires); `maxSandboxes` and `sandboxBytes` 0 or absent: no bound. */
-  limits: { createdPerCollection: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number };
+  limits: { createdPerCollection: number; customCollections?: number; customRecords?: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number };
 }
 
 export interface ImportOptions {
@@ -43,7 +44,10 @@ export function importDocument(context: TransferContext, document: unknown, opti
   checkBytes(checked.plan, context.limits.sandboxBytes ?? 0);
   const summary = checked.plan.map((sandbox) => ({
     id: sandbox.key,
-    records: Object.fromEntries(engine.collections.map((c) => [c.name, sandbox.counts[c.name] ?? 0])),
+    records: {
+      ...Object.fromEntries(engine.collections.map((c) => [c.name, sandbox.counts[c.name] ?? 0])),
+      ...Object.fromEntries(Object.entries(sandbox.counts).filter(([name]) => name.startsWith(customPrefix))),
+    },
     snapshots: sandbox.snapshots.length,
   }));
   if (options.dryRun) return { ok: true, sandboxes: summary };
@@ -133,10 +137,12 @@ function createWriter({ db, engine, limits }: TransferContext) {
     }
     for (const statement of clear) statement.run(sid);
 
+    // A custom collection's rows go under the number this sandbox has (or now gets) for its name.
+    const cidOf = (row: PlannedRow) => (row.custom === undefined ? row.cid : engine.custom.numberFor(sid, row.custom));
     let seq = 0;
-    for (const row of sandbox.rows) insertRow.run(sid, row.cid, row.id, row.state, ++seq, row.doc);
+    for (const row of sandbox.rows) insertRow.run(sid, cidOf(row), row.id, row.state, ++seq, row.doc);
     for (const snapshot of sandbox.snapshots) {
-      for (const row of snapshot.rows) insertSnapshotRow.run(sid, snapshot.name, row.cid, row.id, row.state, ++seq, row.doc);
+      for (const row of snapshot.rows) insertSnapshotRow.run(sid, snapshot.name, cidOf(row), row.id, row.state, ++seq, row.doc);
       // A restore sets the sandbox's counter to at least this, so it covers the snapshot's rows.
       insertSnapshot.run(sid, snapshot.name, snapshot.createdAt, seq);
     }

@@ -62,6 +62,12 @@ export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: Snaps
           );
           // limit 0: no bound (contract section 12).
           quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
+          // Custom collections: how many hold records, and each one's records against its cap.
+          const custom = engine.custom.list(sandbox);
+          quotas.custom = {
+            collections: { used: custom.length, limit: config.limits.customCollections },
+            records: Object.fromEntries(custom.map((c) => [c.name, { created: c.count, limit: config.limits.customRecords }])),
+          };
           return {
             id: sandbox,
             createdAt: iso(createdAt),
