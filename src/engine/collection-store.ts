@@ -221,7 +221,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       return record;
     },
 
-    /** PUT: every required field present; omitted optional fields keep their values. */
+    /** PUT: every required field present; omitted optional fields keep their values (an open collection's: the body is the record). */
     replace(sandbox: string, rawId: unknown, body: Json): Json | undefined {
       const id = parseRecordId(rawId);
       if (id === undefined) return undefined;
@@ -230,7 +230,8 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         // The body itself must be a complete record; only then do kept optional fields fill in.
         const problems = validate(fields);
         if (problems.length) throw validationFailed(problems);
-        return { ...before, ...fields };
+        // An open collection has no schema to say which fields a record must have: PUT is the whole record.
+        return definition.open ? fields : { ...before, ...fields };
       });
     },
 
