@@ -14,7 +14,8 @@ export type AnchorValue = KeyValue | { prefix: string };
 export interface ListShape {
   /** `coerce`: the values are client text, compared as the JSON type each record holds at the field. */
   filters: { field: string; op: Operator; values: (string | number)[]; coerce?: boolean }[];
-  sort: { field: string; descending: boolean }[];
+  /** `scalar`: the field may hold an object or array (open collections), which sorts as missing. */
+  sort: { field: string; descending: boolean; scalar?: boolean }[];
   /** An FTS5 query already made safe by `toMatchQuery`; restricts to matches, best first. */
   match?: string;
 }
@@ -130,7 +131,7 @@ export function createListCompiler(sqlite: Sqlite) {
       } else e = expr(field);
       if (op === 'eq') return coerce ? `(${values.map((v) => `${e} = ${value(v)}`).join(' OR ')})` : `${e} IN (${values.map(param).join(', ')})`;
       if (op === 'ne') return values.map((v) => `${e} IS NOT ${value(v)}`).join(' AND ');
-      if (op === 'like') return `(${values.map((v) => `instr(lower(${e}), lower(${param(v)})) > 0`).join(' OR ')})`;
+      if (op === 'like') return `(${values.map((v) => `instr(unicode_lower(${e}), ${param(String(v).toLowerCase())}) > 0`).join(' OR ')})`;
       return values.map((v) => `${e} ${comparison[op]} ${value(v)}`).join(' AND ');
     });
     let source = visible;
@@ -144,7 +145,12 @@ export function createListCompiler(sqlite: Sqlite) {
     const columns = shape.match !== undefined ? 'k, id, doc, rank' : 'k, id, doc';
     const filtered = `SELECT ${columns} FROM (${source})${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
 
-    const keys: OrderKey[] = orderOf(shape).map((key) => ({ ...key, expr: key.field ? expr(key.field) : key.expr }));
+    // An object or array has no order (and no place in a cursor): it sorts as a missing value.
+    const scalarOnly = (field: string) => {
+      const path = param(`$.${field}`);
+      return `(CASE WHEN json_type(doc, ${path}) IN ('object', 'array') THEN NULL ELSE json_extract(doc, ${path}) END)`;
+    };
+    const keys: OrderKey[] = orderOf(shape).map((key) => ({ ...key, expr: key.field ? (key.scalar ? scalarOnly(key.field) : expr(key.field)) : key.expr }));
     const order = keys.map((key) => `${key.expr} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
 
     let after = '';
@@ -194,7 +200,7 @@ export function createListCompiler(sqlite: Sqlite) {
     const key = JSON.stringify([
       // A field's path is bound, so only whether it is the id shapes the SQL (open collections name any path).
       shape.filters.map((f) => [f.field === 'id', f.op, f.values.length, f.coerce ? 1 : 0]),
-      shape.sort.map((k) => [k.field === 'id', k.descending]),
+      shape.sort.map((k) => [k.field === 'id', k.descending, k.scalar ? 1 : 0]),
       shape.match === undefined ? -1 : terms.length,
       anchor?.map((v) => (v === null ? 0 : typeof v === 'object' ? 2 : 1)) ?? null,
     ]);
@@ -212,10 +218,10 @@ export function createListCompiler(sqlite: Sqlite) {
  * The order a list is walked in: the sort fields then id, or (searching) rank then k, or k (the
  * default order). A field key's expression is built by the compiler, which binds its path.
  */
-function orderOf(shape: ListShape): (OrderKey & { field?: string })[] {
+function orderOf(shape: ListShape): (OrderKey & { field?: string; scalar?: boolean })[] {
   const key = (expr: string) => ({ expr, descending: false, nullable: false });
   if (shape.sort.length) {
-    return [...shape.sort.map(({ field, descending }) => ({ field, expr: '', descending, nullable: field !== 'id' })), key('id')];
+    return [...shape.sort.map(({ field, descending, scalar }) => ({ field, scalar, expr: '', descending, nullable: field !== 'id' })), key('id')];
   }
   return shape.match !== undefined ? [key('rank'), key('k')] : [key('k')];
 }

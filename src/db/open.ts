@@ -41,6 +41,8 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma('journal_size_limit = 1048576');
   sqlite.pragma('foreign_keys = OFF');
   migrate(sqlite);
+  // SQLite's lower() folds ASCII only: `_like` compares with JavaScript's Unicode lower case.
+  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (value === null || value === undefined ? null : String(value).toLowerCase()));
   const orm = drizzle(sqlite, { schema });
   return {
     sqlite,

@@ -1,6 +1,6 @@
 import { customCidBase, everyString } from '../db/search-index.js';
 import { invalidName, quotaExceeded } from '../errors.js';
-import { createCollectionStore, type CollectionStore, type StoreContext } from './collection-store.js';
+import { createCollectionStore, type CollectionStore, type Json, type StoreContext } from './collection-store.js';
 import { defineCollection, type CollectionDefinition } from './definition.js';
 
 /** A custom collection's name (contract section 10). */
@@ -43,7 +43,7 @@ export function checkCustomName(name: string): void {
  * write (`custom_collections`), so lists, search, cursors, caps, events, snapshots, exports and
  * resets treat them like any collection's. A collection exists while it holds records.
  */
-export function createCustomCollections(context: StoreContext, limits: { customCollections?: number }) {
+export function createCustomCollections(context: StoreContext, limits: { customCollections?: number; customRecords?: number }) {
   const { sqlite } = context.db;
   const { sandboxes } = context;
   const numberOf = sqlite.prepare(`SELECT cid FROM custom_collections WHERE sid = ? AND name = ?`).pluck();
@@ -64,6 +64,7 @@ export function createCustomCollections(context: StoreContext, limits: { customC
     )
     .pluck();
   const names = sqlite.prepare(`SELECT cid, name FROM custom_collections WHERE sid = ?`);
+  const createdRecords = sqlite.prepare(`SELECT doc FROM overlay WHERE sid = ? AND cid = ? AND state = 1 ORDER BY seq`).pluck();
   const hasRows = sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM overlay WHERE sid = ? AND cid = ?)`).pluck();
 
   /** The store over one sandbox's collection number (cheap: the statements are shared). */
@@ -109,6 +110,27 @@ export function createCustomCollections(context: StoreContext, limits: { customC
 
   return {
     collection,
+    /** Every record of the collection in the sandbox, oldest first (the order an import creates them in). */
+    records(sandbox: string, name: string): Json[] {
+      const sid = sandboxes.sidOf(sandbox);
+      const cid = cidOf(sandbox, name);
+      return sid && cid ? (createdRecords.all(sid, cid) as string[]).map((doc) => JSON.parse(doc) as Json) : [];
+    },
+    /**
+     * Creates the records in order, all or none (one transaction): each as a `POST` would, so ids,
+     * events, `limits.customRecords`, `customCollections` and `sandboxBytes` hold. Returns them.
+     */
+    importRecords(sandbox: string, name: string, records: Json[]): Json[] {
+      const store = collection(name);
+      return sandboxes.write(() => {
+        const held = (holding.all(sandboxes.sidOf(sandbox)) as CustomCollectionInfo[]).find((c) => c.name === name)?.count ?? 0;
+        const cap = limits.customRecords ?? 1000;
+        if (held + records.length > cap) {
+          throw quotaExceeded(`${records.length} records would bring ${name} to ${held + records.length}, more than limits.customRecords (${cap}) allows; nothing was imported`);
+        }
+        return records.map((record) => store.create(sandbox, record));
+      });
+    },
     /** The sandbox's collections holding records, by name, with their record counts. */
     list(sandbox: string): CustomCollectionInfo[] {
       const sid = sandboxes.sidOf(sandbox);

@@ -21,6 +21,8 @@ export interface Filter {
 export interface SortKey {
   field: string;
   descending: boolean;
+  /** An open collection's field: objects and arrays there sort as missing values. */
+  scalar?: boolean;
 }
 
 export interface ListQuery {
@@ -160,7 +162,7 @@ function readSort(params: URLSearchParams, fields: FieldLookup): SortKey[] {
     const descending = name.startsWith('-');
     const field = descending ? name.slice(1) : name;
     if (!fields.has(field)) throw invalidQuery('_sort', `names no sortable field: ${JSON.stringify(field)}`);
-    return { field, descending: descending !== (orders[index] ?? orders[0]) };
+    return { field, descending: descending !== (orders[index] ?? orders[0]), ...(fields.get(field) === 'any' ? { scalar: true } : {}) };
   });
 }
 
