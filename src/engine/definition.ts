@@ -57,6 +57,14 @@ export interface CollectionDefinition {
   /** A field the engine fills with the creation time when the client leaves it out. */
   createdAt?: string;
   relations: Relation[];
+  /**
+   * The whole record's JSON Schema, when writes are validated by a schema a user gave (config-declared
+   * collections) rather than by `fields`, `required` and no other keys. `fields` then only says what
+   * filters, `_sort` and GraphQL know of the record.
+   */
+  schema?: JsonSchema;
+  /** The baseline file, when it is not `<fixtures>/<name>.json` (config-declared collections). */
+  fixture?: string;
 }
 
 /** Builds a definition with the defaults filled in. */
