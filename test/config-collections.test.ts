@@ -249,7 +249,7 @@ describe('a config-declared collection', () => {
   });
 
   it('reloads its fixture file under --watch', async () => {
-    const { dir, server } = await serveProject(declared(), { watch: true });
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
     const client = sandboxClient(server.api);
     expect((await client.get('/invoices/1')).body.customer).toBe('Acme Corp');
     writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ ...invoices[0], customer: 'Renamed Ltd' }, invoices[1]]));
@@ -257,6 +257,11 @@ describe('a config-declared collection', () => {
     expect((await client.get('/invoices')).body.pagination.total).toBe(2);
     expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
     expect(server.stdout()).toMatch(/reloaded fixtures: invoices \(2 records\)/);
+
+    // A change of the declared collections themselves needs a restart, and says so.
+    writeFileSync(configFile, JSON.stringify({ collections: declared({ search: ['customer'] }) }));
+    await eventually('the restart line', () => /collections changed in .*restart mockapi/.test(server.stderr()));
+    expect((await client.get('/invoices?q=INV-001')).body.data.map((r: any) => r.id)).toEqual([1]);
   });
 });
 
