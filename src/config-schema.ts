@@ -93,7 +93,7 @@ export const configSchema = Type.Object(
     collections: Type.Optional(
       Type.Record(Type.String({ pattern: extraCollectionName }), collectionSchema, {
         additionalProperties: false,
-        'x-key': `a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64) that is not taken (${takenNames.join(', ')})`,
+        'x-key': `a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64) other than ${takenNames.join(', ')}`,
       }),
     ),
     auth: Type.Optional(
