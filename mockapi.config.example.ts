@@ -11,9 +11,22 @@ export default defineConfig({
   db: '.mockapi/mockapi.db',
   // Folder of `<collection>.json` baseline arrays; default: the package's own (`mockapi init` copies it here).
   // fixtures: './fixtures',
-  // Extra baseline collections served at /api/v1/<name>, each with its fixture file (relative to this file),
-  // an optional JSON Schema of a record, the fields `q` searches and belongsTo relations:
-  // collections: { invoices: { fixture: './invoices.json', schema: { type: 'object' }, search: ['number'], relations: { user: { belongsTo: 'users', key: 'user_id' } } } },
+  // Extra baseline collections served at /api/v1/<name> like the core ones (README: "Config-declared
+  // collections"): a fixture file of records with integer ids (relative to this file), an optional JSON
+  // Schema that validates writes (default: any object), the fields `q` searches (default: every top-level
+  // string field) and belongsTo relations (here: /invoices/1/user, _expand=user, /users/1/invoices, _embed=invoices).
+  // collections: {
+  //   invoices: {
+  //     fixture: './examples/invoices.json',
+  //     schema: {
+  //       type: 'object',
+  //       properties: { number: { type: 'string' }, customer: { type: 'string' }, amount: { type: 'number', minimum: 0 }, paid: { type: 'boolean' }, note: { type: 'string' } },
+  //       required: ['number', 'amount'],
+  //     },
+  //     search: ['number', 'customer'],
+  //     relations: { user: { belongsTo: 'users', key: 'user_id' } },
+  //   },
+  // },
   collections: {},
   auth: {
     // HS256 key that signs the tokens; unset: mockapi chooses one itself.

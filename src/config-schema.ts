@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import { coreCollections } from './collections/registry.js';
+import { reservedCollectionNames } from './collections/declared.js';
 import { parseDuration } from './duration.js';
 
 /**
@@ -36,8 +37,12 @@ const closed = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => T
 
 const collectionName = '^[a-z][a-z0-9_-]{0,63}$';
 const coreNames = coreCollections.map((c) => c.name);
-/** A config-declared collection may not take a core collection's name (contract section 10). */
-const extraCollectionName = `^(?!(?:${coreNames.join('|')})$)[a-z][a-z0-9_-]{0,63}$`;
+/**
+ * A config-declared collection may not take a core collection's name (contract section 10), nor
+ * a core singular (GraphQL's `user(id)`) or a path served beside the collections (`auth`, `custom`...).
+ */
+const takenNames = [...coreNames, ...coreCollections.map((c) => c.singular), ...reservedCollectionNames];
+const extraCollectionName = `^(?!(?:${takenNames.join('|')})$)[a-z][a-z0-9_-]{0,63}$`;
 const routeKey = '^(GET|POST|PUT|PATCH|DELETE) /[^\\s?#]*$';
 
 const collectionSchema = closed({
@@ -88,7 +93,7 @@ export const configSchema = Type.Object(
     collections: Type.Optional(
       Type.Record(Type.String({ pattern: extraCollectionName }), collectionSchema, {
         additionalProperties: false,
-        'x-key': `a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64) other than ${coreNames.join(', ')}`,
+        'x-key': `a collection name of lowercase letters, digits, _ and - (starting with a letter, at most 64) other than ${takenNames.join(', ')}`,
       }),
     ),
     auth: Type.Optional(

@@ -214,7 +214,8 @@ function resolveFrom(file: MockapiConfig, flags: ConfigFlags, baseDir: string, s
     host: flags.host ?? file.host ?? defaults.host,
     db: db === ':memory:' ? db : resolve(baseDir, db),
     fixtures: file.fixtures ? fixturesFolder(file.fixtures, baseDir, source) : packageFixtures,
-    collections: file.collections ?? {},
+    // `fixture` is relative to the config file, like `fixtures` and `db`.
+    collections: Object.fromEntries(Object.entries(file.collections ?? {}).map(([name, c]) => [name, { ...c, fixture: resolve(baseDir, c.fixture) }])),
     auth: {
       secret: auth.secret,
       password: auth.password,

@@ -1,4 +1,4 @@
-import { coreCollections } from './collections/registry.js';
+import { baselineCollections } from './collections/baseline.js';
 import type { ResolvedConfig } from './config.js';
 import { startCheckpoints } from './db/checkpoints.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
@@ -36,8 +36,9 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   const db = openDatabase(config.db);
   let engine: Engine;
   try {
-    engine = createEngine({ db, collections: coreCollections, limits: config.limits });
-    loadBaseline(db, config.fixtures, coreCollections, engine);
+    const collections = baselineCollections(db.sqlite, config.collections);
+    engine = createEngine({ db, collections, limits: config.limits });
+    loadBaseline(db, config.fixtures, collections, engine);
   } catch (error) {
     db.close();
     throw error;
@@ -58,7 +59,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     webhooks,
     streams,
     reloadBaseline: () => {
-      const changed = loadBaseline(db, config.fixtures, coreCollections, engine);
+      const changed = loadBaseline(db, config.fixtures, engine.collections, engine);
       // Every sandbox reads the baseline, so every cached answer may be stale.
       if (changed) engine.everythingChanged();
       return changed;

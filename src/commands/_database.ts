@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createConsola, LogLevels } from 'consola';
-import { coreCollections } from '../collections/registry.js';
+import { baselineCollections } from '../collections/baseline.js';
 import { loadMockapiConfig, type ResolvedConfig } from '../config.js';
 import { openDatabase, type OpenDatabase } from '../db/open.js';
 import { isSandboxId } from '../auth/identity.js';
@@ -64,8 +64,9 @@ export async function openCommandDatabase(
   const db = openDatabase(missing && memoryIfMissing ? ':memory:' : config.db);
   try {
     const hasBaseline = db.sqlite.prepare(`SELECT 1 FROM meta WHERE key = 'baseline_hash'`).get() !== undefined;
-    const engine = createEngine({ db, collections: coreCollections, limits: config.limits });
-    if (!hasBaseline) loadBaseline(db, config.fixtures, coreCollections, engine);
+    const collections = baselineCollections(db.sqlite, config.collections);
+    const engine = createEngine({ db, collections, limits: config.limits });
+    if (!hasBaseline) loadBaseline(db, config.fixtures, collections, engine);
     return { config, db, engine, close: () => db.close() };
   } catch (error) {
     db.close();

@@ -5,6 +5,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { ConsolaInstance } from 'consola';
 import { loadMockapiConfig, type ConfigFlags, type ResolvedConfig } from '../config.js';
 import type { Runtime } from '../runtime.js';
+import { fixtureFile } from '../engine/baseline.js';
 
 /**
  * Editors save in bursts (truncate + write, or write a temp file and rename it over the old
@@ -49,8 +50,13 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   const { flags, log } = options;
   const cwd = options.cwd ?? process.cwd();
   const config = runtime.config;
-  const names = runtime.engine.collections.map((c) => c.name);
-  let lastGood = snapshotFixtures(config.fixtures, names);
+  const collections = runtime.engine.collections;
+  const names = collections.map((c) => c.name);
+  /** Each collection's file: `<fixtures>/<name>.json`, or a config-declared collection's own `fixture`. */
+  const fileOf = (name: string) => fixtureFile(config.fixtures, collections.find((c) => c.name === name)!);
+  /** `users.json` in the fixtures folder; a declared collection's file by its full path. */
+  const shownFile = (name: string) => (fileOf(name) === join(config.fixtures, `${name}.json`) ? `${name}.json` : fileOf(name));
+  let lastGood = snapshotFixtures(names, fileOf);
   /** Whether the last fixture reload failed (and said so on stderr). */
   let failing = false;
   let closed = false;
@@ -60,8 +66,8 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   const watchErrors = new Set<string>();
 
   const fail = (line: string) => process.stderr.write(`mockapi: ${oneLine(line)}\n`);
-  const folders = () => new Set([config.fixtures, ...(config.configFile ? [dirname(config.configFile)] : [])]);
-  const fixtureFiles = () => new Set(names.map((name) => join(config.fixtures, `${name}.json`)));
+  const fixtureFiles = () => new Set(names.map(fileOf));
+  const folders = () => new Set([config.fixtures, ...[...fixtureFiles()].map((file) => dirname(file)), ...(config.configFile ? [dirname(config.configFile)] : [])]);
 
   // Each folder is watched at depth 0 and everything but the fixture files and the config file
   // is ignored: the database, its -wal/-shm files and `.mockapi/` change on every write.
@@ -117,10 +123,10 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   function reloadFixtures(): void {
     // A file that vanished is more likely a checkout or a save in progress than a wish for an
     // empty collection (`[]` says that), so it keeps the baseline like a broken file does.
-    const gone = names.filter((name) => lastGood.has(name) && !existsSync(join(config.fixtures, `${name}.json`)));
+    const gone = names.filter((name) => lastGood.has(name) && !existsSync(fileOf(name)));
     if (gone.length) {
       failing = true;
-      fail(`fixtures not reloaded, still serving the last good ones: ${gone.map((n) => `${n}.json`).join(', ')} missing in ${config.fixtures}`);
+      fail(`fixtures not reloaded, still serving the last good ones: ${gone.map(shownFile).join(', ')} missing in ${config.fixtures}`);
       return;
     }
     let changed: boolean;
@@ -131,7 +137,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
       fail(`fixtures not reloaded, still serving the last good ones: ${(error as Error).message}`);
       return;
     }
-    const next = snapshotFixtures(config.fixtures, names);
+    const next = snapshotFixtures(names, fileOf);
     const differ = names.filter((name) => next.get(name)?.hash !== lastGood.get(name)?.hash);
     lastGood = next;
     // After an error line, the fix gets a line too, even when it restored the last good content
@@ -189,10 +195,10 @@ interface FixtureSnapshot {
 }
 
 /** What each fixture file held at the last good load, to name the collections that changed. */
-function snapshotFixtures(folder: string, names: string[]): Map<string, FixtureSnapshot> {
+function snapshotFixtures(names: string[], fileOf: (name: string) => string): Map<string, FixtureSnapshot> {
   const files = new Map<string, FixtureSnapshot>();
   for (const name of names) {
-    const file = join(folder, `${name}.json`);
+    const file = fileOf(name);
     if (!existsSync(file)) continue;
     try {
       const text = readFileSync(file, 'utf8');

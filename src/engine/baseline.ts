@@ -58,12 +58,19 @@ export function readFixtureFiles(folder: string, definitions: CollectionDefiniti
   const hash = createHash('sha256').update(JSON.stringify(definitions));
   const files = new Map<CollectionDefinition, { file: string; text: string }>();
   for (const definition of definitions) {
-    const file = join(folder, `${definition.name}.json`);
+    const file = fixtureFile(folder, definition);
+    // A core collection without a file has an empty baseline; a declared one names its file, so it must be there.
+    if (definition.fixture && !existsSync(file)) throw new FixtureError(`${file}: fixture file of collection ${definition.name} not found`);
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '[]';
     hash.update(`\0${definition.name}\0${text}`);
     files.set(definition, { file, text });
   }
   return { hash: hash.digest('hex'), files };
+}
+
+/** Where a collection's baseline records are: its own `fixture` file, else `<fixtures>/<name>.json`. */
+export function fixtureFile(folder: string, definition: CollectionDefinition): string {
+  return definition.fixture ?? join(folder, `${definition.name}.json`);
 }
 
 /** Parses and checks every fixture file: JSON arrays, integer ids, valid fields, valid foreign keys. */
@@ -98,13 +105,16 @@ export function checkFixtures(fixtures: FixtureFiles): Map<CollectionDefinition,
   }
 
   for (const [definition, list] of records) {
+    const shown = definition.fixture ?? `${definition.name}.json`;
     for (const key of definition.foreignKeys) {
       const targets = idsByCollection.get(key.references);
       for (const record of list) {
+        // An optional key left out (a declared collection's) points nowhere; validation caught required ones.
+        if (record[key.field] === undefined) continue;
         // Stored as the API would store it: `"11"` and `11` name the same record, kept as 11.
         const value = parseRecordId(record[key.field]);
         if (typeof value !== 'number' || !targets?.has(value)) {
-          throw new FixtureError(`${definition.name}.json id ${record.id}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
+          throw new FixtureError(`${shown} id ${record.id}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
         }
         record[key.field] = value;
       }

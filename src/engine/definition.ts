@@ -67,6 +67,14 @@ export interface CollectionDefinition {
   event?: string;
   /** Which limit bounds the records a sandbox creates in it (`createdPerCollection` unless said). */
   cap?: 'createdPerCollection' | 'customRecords';
+  /**
+   * The whole record's JSON Schema, when writes are validated by a schema a user gave (config-declared
+   * collections) rather than by `fields`, `required` and no other keys. `fields` then only says what
+   * filters, `_sort` and GraphQL know of the record.
+   */
+  schema?: JsonSchema;
+  /** The baseline file, when it is not `<fixtures>/<name>.json` (config-declared collections). */
+  fixture?: string;
 }
 
 /** Builds a definition with the defaults filled in. */

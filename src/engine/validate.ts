@@ -1,34 +1,45 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldProblem } from '../errors.js';
-import type { CollectionDefinition } from './definition.js';
+import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-(addFormats as unknown as (ajv: Ajv, formats: string[]) => void)(ajv, ['email', 'date-time']);
-ajv.addKeyword({
-  keyword: 'x-record-id',
-  schemaType: 'boolean',
-  errors: true,
-  validate: function recordId(_schema: boolean, data: unknown) {
-    if (parseRecordId(data) !== undefined) return true;
-    (recordId as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-      { keyword: 'x-record-id', message: 'must be a record id (a positive integer or local-<uuid>)', params: {} },
-    ];
-    return false;
-  },
-});
+const ajv = withKeywords(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
+/**
+ * For schemas a user wrote (config `collections`): keywords ajv does not know (`$comment` aside,
+ * `example`, editor hints) and formats beyond email and date-time are ignored, not a start-up failure.
+ */
+const lenient = withKeywords(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, validateFormats: true }));
+
+function withKeywords(instance: Ajv): Ajv {
+  (addFormats as unknown as (ajv: Ajv, formats: string[]) => void)(instance, ['email', 'date-time', 'date', 'time', 'uri', 'uuid']);
+  instance.addKeyword({
+    keyword: 'x-record-id',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function recordId(_schema: boolean, data: unknown) {
+      if (parseRecordId(data) !== undefined) return true;
+      (recordId as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'x-record-id', message: 'must be a record id (a positive integer or local-<uuid>)', params: {} },
+      ];
+      return false;
+    },
+  });
+  return instance;
+}
+
+/** Compiles a user's record schema; throws ajv's message for one that is not a valid JSON Schema. */
+export function compileUserSchema(schema: JsonSchema): ValidateFunction {
+  return lenient.compile(schema);
+}
 
 /** Validates whole records (after defaults, PUT merge or PATCH) against a collection's schema. */
 export function createRecordValidator(definition: CollectionDefinition): (record: unknown) => FieldProblem[] {
   // An open collection takes any JSON object (the body reader already made it one).
   if (definition.open) return (record) => (record && typeof record === 'object' && !Array.isArray(record) ? [] : [{ path: '/', message: 'must be an object' }]);
-  const validate: ValidateFunction = ajv.compile({
-    type: 'object',
-    properties: definition.fields,
-    required: definition.required,
-    additionalProperties: false,
-  });
+  const validate: ValidateFunction = definition.schema
+    ? compileUserSchema(definition.schema)
+    : ajv.compile({ type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false });
   return (record) => (validate(record) ? [] : toFieldProblems(validate.errors ?? []));
 }
 

@@ -155,7 +155,8 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
         return context.view.collection(name).list(toListParams(definition, args));
       },
     };
-    query[definition.singular] = {
+    // A name that is its own singular (a config collection `data`) keeps its list query only.
+    query[definition.singular] ??= {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_root, args, context) => {

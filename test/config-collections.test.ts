@@ -1,0 +1,297 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configuredServers } from './helpers/configured.js';
+import { runCli } from './helpers/cli.js';
+import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { expectProblem, LOCAL_ID } from './helpers/problems.js';
+
+/**
+ * Config-declared collections (contract sections 2 and 10): a collection named in the config's
+ * `collections`, with its own fixture file, is served at /api/v1/{name} like the core ones.
+ */
+
+const servers = configuredServers();
+
+const customers = ['Acme Corp', 'Globex', 'Initech', 'Umbrella', 'Stark', 'Wayne', 'Hooli', 'Vehement', 'Massive', 'Soylent', 'Cyberdyne', 'Tyrell'];
+/** 12 invoices; invoice 2's note says "urgent", a word of no searched field. */
+const invoices = customers.map((customer, i) => ({
+  id: i + 1,
+  number: `INV-${String(i + 1).padStart(3, '0')}`,
+  customer,
+  amount: 50 * (i + 1),
+  paid: (i + 1) % 3 === 0,
+  note: i === 1 ? 'urgent' : 'net 30',
+  user_id: (i % 4) + 1,
+}));
+
+const invoiceSchema = {
+  type: 'object',
+  properties: {
+    number: { type: 'string', minLength: 1 },
+    customer: { type: 'string' },
+    amount: { type: 'number', minimum: 0 },
+    paid: { type: 'boolean' },
+    note: { type: 'string' },
+    user_id: { type: 'integer' },
+  },
+  required: ['number', 'amount'],
+  additionalProperties: false,
+};
+
+const declared = (extra: Record<string, unknown> = {}) => ({
+  invoices: {
+    fixture: './invoices.json',
+    schema: invoiceSchema,
+    search: ['number', 'customer'],
+    relations: { user: { belongsTo: 'users', key: 'user_id' } },
+    ...extra,
+  },
+});
+
+interface Project {
+  dir: string;
+  configFile: string;
+  server: RunningServer;
+}
+
+/** A folder with a config and `invoices.json` beside it (the fixture path is relative to the config). */
+function writeProject(collections: Record<string, unknown>, files: Record<string, unknown> = { 'invoices.json': invoices }): { dir: string; configFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mockapi-declared-'));
+  servers.defer(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  const configFile = join(dir, 'mockapi.config.json');
+  writeFileSync(configFile, JSON.stringify({ collections }));
+  return { dir, configFile };
+}
+
+async function serveProject(collections: Record<string, unknown> = declared(), options: { watch?: boolean; db?: string; files?: Record<string, unknown> } = {}): Promise<Project> {
+  const { dir, configFile } = writeProject(collections, options.files);
+  const server = await startServer({ args: [...(options.watch ? ['--watch'] : []), '--config', configFile], cwd: dir, db: options.db });
+  servers.defer(() => server.cleanup());
+  return { dir, configFile, server };
+}
+
+describe('a config-declared collection', () => {
+  it('lists with the envelope, paging, cursors, filters, sort and search over its fixture', async () => {
+    const { server } = await serveProject();
+    const client = sandboxClient(server.api);
+
+    const first = await client.get('/invoices?limit=5');
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.map((r: any) => r.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(first.body.pagination).toMatchObject({ page: 1, limit: 5, total: 12, totalPages: 3, hasNextPage: true, hasPrevPage: false });
+    expect((await client.get('/invoices?limit=5&page=3')).body.data.map((r: any) => r.id)).toEqual([11, 12]);
+
+    const walked: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = (await client.get(`/invoices?limit=5${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      walked.push(...page.data.map((r: any) => r.id));
+      cursor = page.pagination.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual(invoices.map((i) => i.id));
+
+    expect((await client.get('/invoices?paid=true')).body.data.map((r: any) => r.id)).toEqual([3, 6, 9, 12]);
+    expect((await client.get('/invoices?amount_gte=500&user_id=2')).body.data.map((r: any) => r.id)).toEqual([10]);
+    expect((await client.get('/invoices?amount_gte=400&user_id=1')).body.data.map((r: any) => r.id)).toEqual([9]);
+    expect((await client.get('/invoices?customer_like=CORP')).body.data.map((r: any) => r.id)).toEqual([1]);
+    expect((await client.get('/invoices?_sort=-amount&limit=3')).body.data.map((r: any) => r.id)).toEqual([12, 11, 10]);
+    expectProblem(await client.get('/invoices?colour=red'), 400, 'INVALID_QUERY');
+
+    // `search` names the fields of `q`: number and customer, not note.
+    expect((await client.get('/invoices?q=globex')).body.data.map((r: any) => r.id)).toEqual([2]);
+    expect((await client.get('/invoices?q=INV-011')).body.data.map((r: any) => r.id)).toEqual([11]);
+    expect((await client.get('/invoices?q=urgent')).body.pagination.total).toBe(0);
+
+    expect((await client.get('/invoices/4')).body).toEqual(invoices[3]);
+    expectProblem(await client.get('/invoices/99'), 404, 'NOT_FOUND');
+  });
+
+  it('writes in the sandbox only, validates with its schema and foreign key, and logs invoice.* events', async () => {
+    const { server } = await serveProject();
+    const a = sandboxClient(server.api);
+    const b = sandboxClient(server.api);
+
+    const bad = await a.post('/invoices', { number: 'X-1', amount: -5, colour: 'red' });
+    expectProblem(bad, 422, 'VALIDATION_FAILED');
+    expect(bad.body.errors.map((e: any) => e.path).sort()).toEqual(['/amount', '/colour']);
+    expectProblem(await a.post('/invoices', { customer: 'no number', amount: 1 }), 422, 'VALIDATION_FAILED');
+
+    // A user only sandbox b can see is no user for sandbox a.
+    const bUser = await b.post('/users', { name: 'Bea', username: 'bea', email: 'bea@example.org' });
+    expect(bUser.status).toBe(200);
+    const foreign = await a.post('/invoices', { number: 'X-2', amount: 10, user_id: bUser.body.id });
+    expectProblem(foreign, 422, 'VALIDATION_FAILED');
+    expect(foreign.body.errors[0].path).toBe('/user_id');
+    expectProblem(await a.post('/invoices', { number: 'X-2', amount: 10, user_id: 999 }), 422, 'VALIDATION_FAILED');
+    const bInvoice = await b.post('/invoices', { number: 'B-1', amount: 10, user_id: bUser.body.id });
+    expect(bInvoice.status, bInvoice.text).toBe(200);
+
+    // `id` and `_sandbox` in a body are the server's, ignored as on core collections.
+    const created = await a.post('/invoices', { id: 77, _sandbox: 'x', number: 'A-1', customer: 'Zenith', amount: 10, user_id: '1' });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ number: 'A-1', user_id: 1, _sandbox: 'created' });
+    expect(created.body.id).toMatch(LOCAL_ID);
+    const patched = await a.patch(`/invoices/${created.body.id}`, { paid: true });
+    expect(patched.body).toMatchObject({ paid: true, _sandbox: 'created' });
+    expect((await a.patch('/invoices/1', { amount: 1 })).body).toMatchObject({ amount: 1, _sandbox: 'updated' });
+    expect((await a.delete('/invoices/2')).body).toEqual({ message: 'invoice 2 deleted', id: 2, resource: 'invoices' });
+
+    expect((await a.get('/invoices?q=zenith')).body.data.map((r: any) => r.id)).toEqual([created.body.id]);
+    expect((await a.get('/invoices')).body.pagination.total).toBe(12);
+    expect((await a.get('/invoices/1')).body.amount).toBe(1);
+    expectProblem(await a.get('/invoices/2'), 404, 'NOT_FOUND');
+    // Sandbox b sees the baseline and its own invoice, nothing of a's.
+    expect((await b.get('/invoices')).body.pagination.total).toBe(13);
+    expect((await b.get('/invoices/1')).body.amount).toBe(50);
+    expect((await b.get('/invoices/2')).status).toBe(200);
+    expectProblem(await b.get(`/invoices/${created.body.id}`), 404, 'NOT_FOUND');
+    expect((await b.get('/invoices?q=zenith')).body.pagination.total).toBe(0);
+
+    const events = (await a.get('/events?limit=50')).body.data.map((e: any) => e.event);
+    expect(events).toEqual(expect.arrayContaining(['invoice.created', 'invoice.updated', 'invoice.deleted']));
+    expect(events).toHaveLength(4);
+  });
+
+  it('serves the belongsTo relation both ways: /invoices/1/user, _expand=user, /users/1/invoices, _embed=invoices', async () => {
+    const { server } = await serveProject();
+    const client = sandboxClient(server.api);
+    const user1 = (await client.get('/users/1')).body;
+
+    expect((await client.get('/invoices/5/user')).body).toEqual(user1);
+    const expanded = await client.get('/invoices/5?_expand=user');
+    expect(expanded.body).toEqual({ ...invoices[4], user: user1 });
+    const listed = await client.get('/invoices?limit=4&_expand=user');
+    expect(listed.body.data.map((r: any) => r.user.id)).toEqual([1, 2, 3, 4]);
+
+    const mine = invoices.filter((i) => i.user_id === 1).map((i) => i.id);
+    expect((await client.get('/users/1/invoices')).body.data.map((r: any) => r.id)).toEqual(mine);
+    expect((await client.get('/users/1/invoices?paid=true')).body.data.map((r: any) => r.id)).toEqual([9]);
+    expect((await client.get('/users/1?_embed=invoices')).body.invoices.map((r: any) => r.id)).toEqual(mine);
+    const embedded = await client.get('/users?limit=2&_embed=invoices,posts');
+    expect(embedded.body.data[1].invoices.map((r: any) => r.id)).toEqual(invoices.filter((i) => i.user_id === 2).map((i) => i.id));
+    expect(embedded.body.data[1].posts.length).toBeGreaterThan(0);
+
+    // The inverse follows the sandbox: a created invoice of user 1 shows there, for its sandbox only.
+    const created = (await client.post('/invoices', { number: 'N-1', amount: 1, user_id: 1 })).body;
+    expect((await client.get('/users/1/invoices')).body.data.map((r: any) => r.id)).toEqual([created.id, ...mine]);
+    expect((await sandboxClient(server.api).get('/users/1/invoices')).body.data.map((r: any) => r.id)).toEqual(mine);
+    expectProblem(await client.get('/invoices/1/customer'), 404, 'NOT_FOUND');
+    expectProblem(await client.get('/posts?_embed=invoices'), 400, 'INVALID_QUERY');
+  });
+
+  it('appears in GraphQL with its relation and the inverse on users', async () => {
+    const { server } = await serveProject();
+    const client = sandboxClient(server.api);
+    const query = `{ invoices(limit: 2, paid: true) { data { number amount user { id invoices { number } } } pagination { total } }
+      invoice(id: 1) { customer } user(id: 4) { invoices(limit: 1) { number } } }`;
+    const answer = await client.post('/graphql', { query });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.invoices.pagination.total).toBe(4);
+    expect(answer.body.data.invoices.data[0]).toEqual({ number: 'INV-003', amount: 150, user: { id: '3', invoices: [{ number: 'INV-003' }, { number: 'INV-007' }, { number: 'INV-011' }] } });
+    expect(answer.body.data.invoice).toEqual({ customer: 'Acme Corp' });
+    expect(answer.body.data.user.invoices).toEqual([{ number: 'INV-004' }]);
+  });
+
+  it('takes part in reset, export and import of the sandbox', async () => {
+    const { server } = await serveProject();
+    const client = sandboxClient(server.api);
+    const created = (await client.post('/invoices', { number: 'R-1', amount: 3, user_id: 2 })).body;
+    await client.delete('/invoices/5');
+    const document = (await client.get('/sandbox/export')).body;
+    expect(document.sandboxes[0].collections.invoices).toEqual({ created: [created], updated: [], deleted: [5] });
+
+    const reset = await client.post('/sandbox/reset');
+    expect(reset.body.purged).toMatchObject({ invoices: 2, users: 0 });
+    expectProblem(await client.get(`/invoices/${created.id}`), 404, 'NOT_FOUND');
+    expect((await client.get('/invoices/5')).status).toBe(200);
+
+    const imported = await client.post('/sandbox/import', document);
+    expect(imported.status, imported.text).toBe(200);
+    expect((await client.get(`/invoices/${created.id}`)).body).toEqual(created);
+    expectProblem(await client.get('/invoices/5'), 404, 'NOT_FOUND');
+    expect((await client.get('/sandbox/export')).body.sandboxes[0].collections).toEqual(document.sandboxes[0].collections);
+  });
+
+  it('keeps its collection number by name: a reordered config never shows its rows in another collection', async () => {
+    const receipts = { fixture: './receipts.json' };
+    const files = { 'invoices.json': invoices, 'receipts.json': [{ id: 1, total: 5 }] };
+    const dbDir = mkdtempSync(join(tmpdir(), 'mockapi-declared-db-'));
+    servers.defer(() => rmSync(dbDir, { recursive: true, force: true }));
+    const kept = join(dbDir, 'kept.db');
+    const first = await serveProject(declared(), { files, db: kept });
+    const client = sandboxClient(first.server.api);
+    const created = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
+    expect(await first.server.stop()).toBe(0);
+
+    // receipts now comes first: numbered in config order it would take invoices' number.
+    const second = await serveProject({ receipts, ...declared() }, { files, db: kept });
+    const again = sandboxClient(second.server.api, client.id);
+    expect((await again.get(`/invoices/${created.id}`)).body).toEqual(created);
+    expect((await again.get('/receipts')).body.data).toEqual([{ id: 1, total: 5 }]);
+    expect((await again.get('/receipts')).body.pagination.total).toBe(1);
+  });
+
+  it('without a schema takes any object and searches every top-level string field of its fixture', async () => {
+    const { server } = await serveProject({ notes: { fixture: './notes.json' } }, { files: { 'notes.json': [{ id: 1, title: 'Shopping', body: 'milk and eggs', stars: 3 }] } });
+    const client = sandboxClient(server.api);
+    expect((await client.get('/notes?q=eggs')).body.data.map((r: any) => r.id)).toEqual([1]);
+    expect((await client.get('/notes?q=shopping')).body.data.map((r: any) => r.id)).toEqual([1]);
+    expect((await client.get('/notes?stars_gte=3')).body.pagination.total).toBe(1);
+    const created = await client.post('/notes', { anything: { nested: [1, 2] }, title: 'Free form' });
+    expect(created.status, created.text).toBe(200);
+    expect((await client.get('/notes?q=free')).body.data.map((r: any) => r.id)).toEqual([created.body.id]);
+    // Events use the singular: notes → note.
+    expect((await client.get('/events')).body.data[0].event).toBe('note.created');
+  });
+
+  it('reloads its fixture file under --watch', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    expect((await client.get('/invoices/1')).body.customer).toBe('Acme Corp');
+    writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ ...invoices[0], customer: 'Renamed Ltd' }, invoices[1]]));
+    await eventually('the invoices fixture to reload', async () => (await client.get('/invoices/1')).body.customer === 'Renamed Ltd');
+    expect((await client.get('/invoices')).body.pagination.total).toBe(2);
+    expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
+    expect(server.stdout()).toMatch(/reloaded fixtures: invoices \(2 records\)/);
+
+    // A change of the declared collections themselves needs a restart, and says so.
+    writeFileSync(configFile, JSON.stringify({ collections: declared({ search: ['customer'] }) }));
+    await eventually('the restart line', () => /collections changed in .*restart mockapi/.test(server.stderr()));
+    expect((await client.get('/invoices?q=INV-001')).body.data.map((r: any) => r.id)).toEqual([1]);
+  });
+});
+
+describe('config errors of declared collections', () => {
+  const serveFails = async (collections: Record<string, unknown>, files?: Record<string, unknown>) => {
+    const { dir, configFile } = writeProject(collections, files);
+    const run = await runCli(['serve', '--port', '0', '--db', join(dir, 'x.db'), '--config', configFile], dir);
+    expect(run.code).toBe(1);
+    return run.stderr.trim();
+  };
+
+  it('refuses a name taken by a core collection or another route, naming the key', async () => {
+    expect(await serveFails({ users: { fixture: './invoices.json' } })).toMatch(/^mockapi: .*collections: "users" is not a collection name .*other than users, posts/);
+    expect(await serveFails({ auth: { fixture: './invoices.json' } })).toMatch(/collections: "auth" is not a collection name/);
+    expect(await serveFails({ custom: { fixture: './invoices.json' } })).toMatch(/collections: "custom" is not/);
+  });
+
+  it('refuses a relation to no collection, naming the key', async () => {
+    expect(await serveFails(declared({ relations: { owner: { belongsTo: 'owners', key: 'owner_id' } } }))).toMatch(
+      /collections\.invoices\.relations\.owner\.belongsTo: "owners" is no collection/,
+    );
+  });
+
+  it('names the fixture file and the record of a bad fixture', async () => {
+    const badId = [...invoices.slice(0, 2), { ...invoices[2], id: 'three' }];
+    expect(await serveFails(declared(), { 'invoices.json': badId })).toMatch(/invoices\.json record 2: "id" must be an integer/);
+    const badAmount = [invoices[0], { ...invoices[1], amount: 'lots' }];
+    expect(await serveFails(declared(), { 'invoices.json': badAmount })).toMatch(/invoices\.json record 1 \(id 2\): \/amount must be number/);
+    const noUser = [{ ...invoices[0], user_id: 999 }];
+    expect(await serveFails(declared(), { 'invoices.json': noUser })).toMatch(/invoices\.json id 1: user_id 999 names no record of users/);
+    expect(await serveFails(declared({ fixture: './missing.json' }))).toMatch(/missing\.json: fixture file of collection invoices not found/);
+  });
+});
