@@ -21,10 +21,22 @@ export async function recordsToXlsx(records: readonly Record<string, unknown>[],
   const workbook = new ExcelJS.Workbook();
   workbook.creator = 'mockapi';
   const sheet = workbook.addWorksheet(toSheetName(sheetName), { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.addRow(columns).font = { bold: true };
+  sheet.addRow(columns.map(escapeText)).font = { bold: true };
   // undefined leaves the cell out entirely: an empty cell, read back as a missing field.
-  sheet.addRows(rows);
+  sheet.addRows(rows.map((row) => row.map((cell) => (typeof cell === 'string' ? escapeText(cell) : cell))));
   return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+/**
+ * XML 1.0 cannot hold most control characters and turns CR LF into LF, so OOXML escapes such
+ * characters as `_xHHHH_` (ECMA-376 part 1, 22.9.2.19 ST_Xstring), and exceljs decodes that on
+ * read but does not encode on write (it drops the characters). Encoded here, as Excel does:
+ * first the `_` of any text already shaped like an escape (as `_x005F_`), then the characters.
+ */
+function escapeText(text: string): string {
+  return text
+    .replace(/_(?=x[0-9A-F]{4}_)/g, '_x005F_')
+    .replace(/[\x00-\x08\x0B\x0C\x0D\x0E-\x1F\x7F]/g, (char) => `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`);
 }
 
 /** Excel refuses sheet names over 31 characters or holding any of \ / ? * [ ] :. */
