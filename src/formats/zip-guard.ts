@@ -97,7 +97,7 @@ const tooBig = (bounds: ZipBounds) => tableError(`the workbook inflates to more 
  * boundaries. XML text cannot hold a raw `<`, so every match is a tag (a comment could hold one:
  * that only over-counts, which errs on the safe side).
  */
-function countElements(counts: { row: number; c: number }, onCount: (name: 'row' | 'c') => void): (chunk: Buffer) => void {
+export function countElements(counts: { row: number; c: number }, onCount: (name: 'row' | 'c') => void): (chunk: Buffer) => void {
   const tag = /<(?:\w{1,10}:)?(row|c)[\s>/]/g;
   let tail = '';
   return (chunk) => {
