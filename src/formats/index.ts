@@ -34,7 +34,11 @@
  * TableError, not an out-of-memory.
  *
  * Both formats: more than `maxRows` data rows is an error found without parsing the rest.
- * A top-level empty key exports as an empty column name, which import refuses.
+ * Imported records list their keys in column order (JSON objects are unordered; equal values).
+ * Not carried by either format: a top-level empty key (exported as an empty column name, which
+ * import refuses) and lone UTF-16 surrogates (written as U+FFFD, as any UTF-8 text must).
+ * XLSX also writes control characters as `_xHHHH_` escapes (as Excel does), so they survive;
+ * Excel itself will not show a cell longer than 32,767 characters, though exceljs reads it back.
  */
 export { csvToRecords, recordsToCsv, type CsvLimits } from './csv.js';
 export { TableError, type TableProblem } from './table-error.js';
