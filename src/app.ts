@@ -4,6 +4,7 @@ import { toApiError } from './errors.js';
 import type { Runtime } from './runtime.js';
 import { addCollectionRoutes } from './routes/collections.js';
 import { addCustomCollectionRoutes } from './routes/custom-collections.js';
+import { addCustomCollectionFileRoutes } from './routes/custom-collection-files.js';
 import { addHealthRoute } from './routes/health.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
 import { activityHooks } from './routes/sandbox-info.js';
@@ -35,6 +36,7 @@ export function createApp(runtime: Runtime): H3 {
   addEventRoutes(app, runtime);
   addWebhookRoutes(app, runtime);
   addGraphQLRoutes(app, runtime);
+  addCustomCollectionFileRoutes(app, runtime);
   addCustomCollectionRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;

@@ -4,9 +4,12 @@
  * it returns `undefined` for a missing record and lets the route decide.
  */
 export interface FieldProblem {
-  /** JSON Pointer into the request body, e.g. `/address/geo/lat`. */
+  /** JSON Pointer into the request body, e.g. `/address/geo/lat`; in an uploaded table, the cell (`B3`), row (`3`) or `''` for the file. */
   path: string;
   message: string;
+  /** In an uploaded table (CSV, XLSX): the 1-based row and column, as a spreadsheet shows them. */
+  row?: number;
+  column?: number;
 }
 
 export class ApiError extends Error {
@@ -59,6 +62,8 @@ export const invalidCursor = (reason: string) =>
 export const invalidJson = (detail: string) => new ApiError(400, 'INVALID_JSON', 'Invalid JSON', detail);
 
 export const invalidBody = (detail: string) => new ApiError(400, 'INVALID_BODY', 'Invalid Body', detail);
+
+export const invalidTable = (detail: string, errors: FieldProblem[]) => new ApiError(400, 'INVALID_TABLE', 'Invalid Table', detail, errors);
 
 export const invalidName = (detail: string) => new ApiError(400, 'INVALID_NAME', 'Invalid Name', detail);
 

@@ -38,8 +38,15 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<Rec
  * drain (`_drain.ts`) reads the rest before the answer goes out, so the client gets the 413.
  */
 export async function readText(event: H3Event, limit: number): Promise<string> {
+  return (await readBytes(event, limit)).toString('utf8');
+}
+
+/** The raw body, up to `limit` bytes (413 past it, as `readText`): uploads such as CSV and XLSX files. */
+export async function readBytes(event: H3Event, limit: number): Promise<Buffer> {
+  const declared = Number(event.req.headers.get('content-length') ?? 0);
+  if (declared > limit) throw payloadTooLarge(limit);
   const stream = event.req.body;
-  if (!stream) return '';
+  if (!stream) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
@@ -58,7 +65,7 @@ export async function readText(event: H3Event, limit: number): Promise<string> {
   } finally {
     reader.releaseLock();
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Iterative, so a hostile nesting cannot overflow the stack here either. */

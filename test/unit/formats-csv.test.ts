@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvToRecords, recordsToCsv, TableError, type TableProblem } from '../../src/formats/index.js';
+import { csvToRecords, recordsToCsv, TableError, type TableProblem } from '../../src/formats/tables.js';
 import { expected, samples } from '../helpers/format-samples.js';
 
 const limits = { maxRows: 1000, maxColumns: 100 };

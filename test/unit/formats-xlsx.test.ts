@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { recordsToXlsx, TableError, xlsxToRecords, type TableProblem } from '../../src/formats/index.js';
+import { recordsToXlsx, TableError, xlsxToRecords, type TableProblem } from '../../src/formats/tables.js';
 import { expected, samples } from '../helpers/format-samples.js';
 import { entry, rezip, zip } from '../helpers/zip-writer.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TableError, xlsxToRecords } from '../../src/formats/index.js';
+import { TableError, xlsxToRecords } from '../../src/formats/tables.js';
 import { countElements } from '../../src/formats/zip-guard.js';
 import { entry, repeatedEntry, zip, type ZipEntry } from '../helpers/zip-writer.js';
 

@@ -1,0 +1,88 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import { sandboxOf } from '../auth/identity.js';
+import { checkCustomName } from '../engine/custom-collections.js';
+import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } from '../errors.js';
+import { columnLetters, type TableProblem } from '../formats/table-error.js';
+import { csvContentType, csvToRecords, recordsToCsv, recordsToXlsx, TableError, xlsxContentType, xlsxToRecords } from '../formats/tables.js';
+import type { Runtime } from '../runtime.js';
+import { readBytes } from './_body.js';
+import { resource } from './_resource.js';
+
+/** Columns an uploaded table may have: far more than a record shows, far fewer than a hostile sheet. */
+const maxColumns = 512;
+/** What an XLSX may inflate to before exceljs reads it (it holds every part in memory). */
+const maxUncompressedBytes = 32 * 1024 * 1024;
+
+/**
+ * `GET /api/v1/custom/{name}/export?format=csv|xlsx` and `POST /api/v1/custom/{name}/import` (a
+ * CSV or XLSX body, by Content-Type): a custom collection as a spreadsheet and back (contract
+ * section 10). The rules of the tables are in `formats/tables.ts`; an import creates every row
+ * as a `POST` would, all or none.
+ */
+export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
+  const { engine, config } = runtime;
+  const nameOf = (event: H3Event): string => {
+    const name = getRouterParam(event, 'name', { decode: true }) ?? '';
+    checkCustomName(name);
+    return name;
+  };
+  const either = (event: H3Event, action: string) => [[`${nameOf(event)}:${action}`, `custom:${action}`] as const];
+
+  app.all(
+    '/api/v1/custom/:name/export',
+    resource({
+      GET: {
+        scope: (event) => either(event, 'read'),
+        public: true,
+        handler: async (event) => {
+          const name = nameOf(event);
+          const format = event.url.searchParams.get('format') ?? 'csv';
+          if (format !== 'csv' && format !== 'xlsx') throw invalidQuery('format', 'must be csv or xlsx');
+          const records = engine.custom.records(sandboxOf(event), name);
+          const body = format === 'csv' ? recordsToCsv(records) : new Uint8Array(await recordsToXlsx(records, name));
+          return new Response(body, {
+            headers: {
+              'content-type': format === 'csv' ? csvContentType : xlsxContentType,
+              'content-disposition': `attachment; filename="${name}.${format}"`,
+            },
+          });
+        },
+      },
+    }),
+  );
+
+  app.all(
+    '/api/v1/custom/:name/import',
+    resource({
+      POST: {
+        scope: (event) => either(event, 'write'),
+        handler: async (event) => {
+          const name = nameOf(event);
+          const type = (event.req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+          const csv = type === 'text/csv' || type === 'application/csv';
+          if (!csv && type !== xlsxContentType) {
+            throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
+          }
+          const bytes = await readBytes(event, config.limits.bodyBytes);
+          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes };
+          let records: Record<string, unknown>[];
+          try {
+            records = csv ? csvToRecords(bytes, limits) : await xlsxToRecords(bytes, limits);
+          } catch (error) {
+            if (error instanceof TableError) throw invalidTable(`the ${csv ? 'CSV' : 'XLSX'} file cannot be imported: ${error.message}`, error.problems.map(located));
+            throw error;
+          }
+          const created = engine.custom.importRecords(sandboxOf(event), name, records);
+          return { message: `${created.length} records imported into ${name}`, collection: name, imported: created.length, ids: created.map((r) => r.id) };
+        },
+      },
+    }),
+  );
+}
+
+/** A table problem as the problem's `errors` entry: the cell (`B3`), the row (`3`) or the file (`''`). */
+function located(problem: TableProblem): FieldProblem {
+  const { row, column, message } = problem;
+  const path = row === undefined ? '' : column === undefined ? String(row) : `${columnLetters(column)}${row}`;
+  return { path, ...(row === undefined ? {} : { row }), ...(column === undefined ? {} : { column }), message };
+}
