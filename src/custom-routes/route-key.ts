@@ -24,9 +24,10 @@ const literalText = /^[A-Za-z0-9\-._~!$&'()*+,;=@%]+$/;
 /** Parses a key; throws RouteKeyError saying what is wrong with it. */
 export function parseRouteKey(key: string): RouteKey {
   const match = /^([A-Z]+) (\/\S*)$/.exec(key);
-  if (!match) throw new RouteKeyError(key, 'is not "METHOD /path" (one space between them, the path starting with /)');
-  const method = match[1] as RouteMethod;
-  if (!routeMethods.includes(method)) throw new RouteKeyError(key, `has the method ${method}; use ${routeMethods.join(', ')}`);
+  const method = match?.[1] as RouteMethod;
+  if (!match || !routeMethods.includes(method)) {
+    throw new RouteKeyError(key, `is not a route such as "GET /users/:id" (${routeMethods.join(', ')}, one space, a path starting with /)`);
+  }
   const path = match[2].length > 1 ? match[2].replace(/\/$/, '') : match[2];
   if (path === '/api/v1' || path.startsWith('/api/v1/')) {
     throw new RouteKeyError(key, `names a path under /api/v1 already: write "${method} ${path.slice('/api/v1'.length) || '/'}"`);
@@ -69,6 +70,6 @@ export class RouteKeyError extends Error {
     readonly key: string,
     reason: string,
   ) {
-    super(`routes[${JSON.stringify(key)}] ${reason}`);
+    super(`routes: ${JSON.stringify(key)} ${reason}`);
   }
 }
