@@ -98,7 +98,29 @@ export default defineConfig({
     // Origins allowed to call the API from a browser: '*', one origin, or an array of them.
     origins: '*',
   },
-  // Custom routes under /api/v1: 'METHOD /path/:param' mapped to a handler (request, ctx) => value:
-  // routes: { 'GET /users/featured': (request, ctx) => ctx.collection('users').list({ limit: 3 }) },
-  routes: {},
+  // Custom routes under /api/v1, beside the generated ones: 'METHOD /path/:param' mapped to a
+  // handler (request, ctx) => value | Response. ctx.collection(name) reads and writes the caller's
+  // sandbox with the rules of the REST routes (validation, the created-records cap, roles, events).
+  routes: {
+    // A write: like a post. Likes are kept as comments with the body '+1', in the caller's sandbox.
+    'POST /posts/:id/like': async (_request, ctx) => {
+      const post = await ctx.collection('posts').get(ctx.params.id);
+      if (!post) throw ctx.problem(404, 'NOT_FOUND', `post ${ctx.params.id} does not exist in this sandbox`);
+      const email = typeof ctx.user?.email === 'string' ? ctx.user.email : 'fan@example.com';
+      await ctx.collection('comments').create({ post_id: post.id, name: 'Like', email, body: '+1' });
+      const likes = await ctx.collection('comments').list({ post_id: post.id, body: '+1', limit: 1 });
+      return { post_id: post.id, likes: likes.pagination.total };
+    },
+    // A read: what the caller's sandbox holds, in one answer.
+    'GET /stats': async (_request, ctx) => {
+      const count = async (name: 'users' | 'posts' | 'comments' | 'todos', filters = {}) =>
+        (await ctx.collection(name).list({ ...filters, limit: 1 })).pagination.total;
+      return {
+        users: await count('users'),
+        posts: await count('posts'),
+        comments: await count('comments'),
+        todos: { total: await count('todos'), completed: await count('todos', { completed: true }) },
+      };
+    },
+  },
 });

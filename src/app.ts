@@ -17,6 +17,7 @@ import { addWebhookRoutes } from './routes/webhooks.js';
 import { addGraphQLRoutes } from './routes/graphql.js';
 import { cors, isCarriedHeader } from './http/cors.js';
 import { simulate } from './simulate/simulate.js';
+import { customRoutes } from './routes/custom-routes.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
@@ -29,6 +30,8 @@ export function createApp(runtime: Runtime): H3 {
   app.use(cors(runtime.config));
   app.use(identify(runtime.auth, runtime.config));
   app.use(simulate(runtime.config));
+  // The config's custom routes (contract section 19), matched before the generated ones.
+  app.use(customRoutes(runtime));
   addHealthRoute(app, runtime);
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
@@ -46,8 +49,10 @@ export function createApp(runtime: Runtime): H3 {
 function toProblemResponse(error: HTTPError, event: H3Event): Response {
   const cause = error.cause ?? error;
   const problem = toApiError(cause, error.unhandled ? undefined : error.status);
-  // A 5xx the client asked for (a simulated status or failure) is not a failure of the server.
-  if (problem.status >= 500 && problem !== cause) consola.error(`${event.req.method} ${event.url.pathname} failed:`, cause);
+  // A 5xx the client asked for (a simulated status or failure) is not a failure of the server; a
+  // problem that wraps an unexpected error (a custom route's, named in its detail) logs that error.
+  const unexpected = problem !== cause ? cause : problem.cause;
+  if (problem.status >= 500 && unexpected !== undefined) consola.error(`${event.req.method} ${event.url.pathname} failed:`, unexpected);
   const headers = new Headers({ 'content-type': 'application/problem+json', ...problem.headers });
   if (event.context.mintedCookie) headers.append('set-cookie', event.context.mintedCookie);
   // CORS, Vary and RateLimit-* go on every answer, problems included (h3 merges them into successes only).

@@ -3,6 +3,11 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { coreCollections } from './collections/registry.js';
 import { reservedCollectionNames } from './collections/declared.js';
 import { parseDuration } from './duration.js';
+import { compileRoutes } from './custom-routes/route-table.js';
+import { parseRouteKey } from './custom-routes/route-key.js';
+import type { RouteHandler } from './custom-routes/types.js';
+
+export type { RouteContext, RouteHandler } from './custom-routes/types.js';
 
 /**
  * The one schema of `mockapi.config.ts` (contract section 2): it is both the TypeScript type a
@@ -13,18 +18,6 @@ import { parseDuration } from './duration.js';
  * Message hints live in the schema as annotations: `x-expect` says what a value must be where
  * the schema alone would word it badly (a pattern), `x-key` what a key of a map must look like.
  */
-
-/** `ctx` of a custom route handler (contract section 19); the routes layer gives it its full type. */
-export interface RouteContext {
-  params: Record<string, string>;
-  query: URLSearchParams;
-  sandbox: string;
-  // The engine bound to the caller's sandbox (`collection(name)`), `problem(...)`, `user`, `role`.
-  [more: string]: any;
-}
-
-/** A custom route: `(request, ctx) => value | Response | Promise<...>` (contract section 19). */
-export type RouteHandler = (request: Request, ctx: RouteContext) => unknown;
 
 /** A whole number, at least `minimum`. */
 const count = (minimum = 0) => Type.Integer({ minimum });
@@ -43,7 +36,6 @@ const coreNames = coreCollections.map((c) => c.name);
  */
 const takenNames = [...coreNames, ...coreCollections.map((c) => c.singular), ...reservedCollectionNames];
 const extraCollectionName = `^(?!(?:${takenNames.join('|')})$)[a-z][a-z0-9_-]{0,63}$`;
-const routeKey = '^(GET|POST|PUT|PATCH|DELETE) /[^\\s?#]*$';
 
 const collectionSchema = closed({
   /** JSON array of records with integer ids, relative to the config file. */
@@ -156,13 +148,11 @@ export const configSchema = Type.Object(
         ),
       }),
     ),
-    /** Custom routes (contract section 19): `"METHOD /path/:param"` → handler. */
-    routes: Type.Optional(
-      Type.Record(Type.String({ pattern: routeKey }), Type.Unsafe<RouteHandler>({ 'x-function': true }), {
-        additionalProperties: false,
-        'x-key': 'a route such as "GET /users/:id" (GET, POST, PUT, PATCH or DELETE, a space, a path starting with /)',
-      }),
-    ),
+    /**
+     * Custom routes (contract section 19): `"METHOD /path/:param"` → handler. The keys are checked
+     * by their parser (`custom-routes/route-key.ts`), which words what is wrong with each.
+     */
+    routes: Type.Optional(Type.Record(Type.String(), Type.Unsafe<RouteHandler>({ 'x-function': true }))),
   },
   { additionalProperties: false },
 );
@@ -191,8 +181,33 @@ export function configProblems(config: unknown, max = 3): string[] {
   }
   // c12 has already merged `$test`, `$development`, `$env`... overrides for NODE_ENV into the rest.
   const own = Object.fromEntries(Object.entries(config).filter(([key]) => !key.startsWith('$')));
-  if (validate(own)) return [];
-  const errors = validate.errors ?? [];
+  const problems = validate(own) ? [] : schemaProblems(validate.errors ?? []);
+  return [...problems, ...routeProblems(own.routes, problems.length > 0)].slice(0, max);
+}
+
+/** What is wrong with the keys of `routes` (the schema checked the values are functions). */
+function routeProblems(routes: unknown, othersFound: boolean): string[] {
+  if (typeof routes !== 'object' || routes === null || Array.isArray(routes)) return [];
+  const problems: string[] = [];
+  for (const key of Object.keys(routes)) {
+    try {
+      parseRouteKey(key);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  // Two keys for the same requests (`GET /a/:id` and `GET /a/:slug`): only once each key parses.
+  if (!problems.length && !othersFound) {
+    try {
+      compileRoutes(routes as Record<string, RouteHandler>);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  return problems;
+}
+
+function schemaProblems(errors: ErrorObject[]): string[] {
   // A union is worded once, as a whole, rather than once per branch that did not match.
   const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
   const messages = new Map<string, string>();
@@ -202,7 +217,7 @@ export function configProblems(config: unknown, max = 3): string[] {
     const [path, message] = describeError(error, at);
     if (!messages.has(path)) messages.set(path, message);
   }
-  return [...messages.values()].slice(0, max);
+  return [...messages.values()];
 }
 
 function describeError(error: ErrorObject, at: string[]): [string, string] {

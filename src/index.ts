@@ -3,4 +3,24 @@
 // skipLibCheck false), so the runtime and the h3 app stay internal.
 export { defineConfig } from './config.js';
 export type { MockapiConfig, ResolvedConfig } from './config.js';
+export type {
+  RouteHandler,
+  RouteContext,
+  RouteCollection,
+  RouteProblem,
+  RouteRole,
+  ListQuery,
+  ListPage,
+  Pagination,
+  RecordId,
+  RecordInput,
+  RecordPatch,
+  StoredRecord,
+  AnyRecord,
+  CoreRecords,
+  User,
+  Post,
+  Comment,
+  Todo,
+} from './custom-routes/types.js';
 export { createMockServer, type MockServer, type MockServerOptions, type MockSandbox, type SandboxExport, type SandboxResetAnswer } from './mock-server.js';

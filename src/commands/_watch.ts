@@ -14,7 +14,7 @@ import { fixtureFile } from '../engine/baseline.js';
 const settleMs = 150;
 
 /** Settings objects that routes read per request, so new values apply without a restart. */
-const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'cors', 'routes'] as const;
+const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'cors'] as const;
 /** Bound when the server starts: a change is reported, not applied. */
 const restartSettings = ['port', 'host', 'db'] as const;
 
@@ -161,6 +161,8 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     const fixed: string[] = restartSettings.filter((key) => next[key] !== config[key]);
     if (JSON.stringify(next.collections) !== JSON.stringify(config.collections)) fixed.push('collections');
     for (const key of liveSettings) replaceContents(config[key], next[key]);
+    // Swapped whole, not refilled: the custom routes step compiles its table again when this object changes.
+    config.routes = next.routes;
     // The answers cached under the old limits (page sizes, simulation) are stale too.
     runtime.engine.everythingChanged();
     const moved = next.fixtures !== config.fixtures;

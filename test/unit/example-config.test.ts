@@ -10,8 +10,12 @@ import { repoRoot } from '../helpers/server.js';
 describe('mockapi.config.example.ts', () => {
   it('resolves to exactly the built-in defaults', async () => {
     const example = await loadMockapiConfig({ config: join(repoRoot, 'mockapi.config.example.ts') }, repoRoot);
-    const { configFile: _file, ...resolved } = example;
-    expect(resolved).toEqual(resolveConfig({}, {}, repoRoot));
+    const { configFile: _file, routes, ...resolved } = example;
+    const { routes: none, ...defaults } = resolveConfig({}, {}, repoRoot);
+    expect(resolved).toEqual(defaults);
+    // Custom routes have no default (none): the example shows two (test/custom-routes.test.ts serves them).
+    expect(none).toEqual({});
+    expect(Object.keys(routes)).toEqual(['POST /posts/:id/like', 'GET /stats']);
   });
 
   it('names every key of the config schema (set, or shown in a comment)', () => {

@@ -1,0 +1,75 @@
+import { STATUS_CODES } from 'node:http';
+import type { Identity } from '../auth/identity.js';
+import type { SandboxView } from '../engine/sandbox-view.js';
+import { ApiError } from '../errors.js';
+import type { RouteContext, RouteRole } from './types.js';
+
+export type Action = 'read' | 'write' | 'delete';
+
+export interface ContextDeps {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  identity: Identity;
+  /** The engine bound to the caller's sandbox (built on first use: a route that reads no collection mints no cookie). */
+  view: () => SandboxView;
+  /** The REST guard for `<collection>:<action>`: throws 401/403 as REST would. */
+  authorize: (collection: string, action: Action) => void;
+  /** The token's account as `GET /auth/me` shows it. */
+  user: () => Record<string, unknown> | undefined;
+}
+
+/**
+ * `ctx` of a custom route (contract section 19). Every engine call goes through the REST guard
+ * first, with the scope the REST route would need (`posts:write` to create a post), so a viewer's
+ * token may read through a custom route but not write, as everywhere else.
+ */
+export function createRouteContext(deps: ContextDeps): RouteContext {
+  const { identity } = deps;
+  let view: SandboxView | undefined;
+  const token = identity.token;
+  let user: Record<string, unknown> | undefined;
+  let userRead = false;
+
+  const collection = (name: string) => {
+    const target = (view ??= deps.view()).collection(name);
+    const guarded =
+      <A extends unknown[], R>(action: Action, call: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        deps.authorize(name, action);
+        return call(...args);
+      };
+    return {
+      list: guarded('read', target.list),
+      get: guarded('read', target.get),
+      create: guarded('write', target.create),
+      patch: guarded('write', target.patch),
+      replace: guarded('write', target.replace),
+      remove: guarded('delete', target.remove),
+    };
+  };
+
+  return {
+    params: deps.params,
+    query: deps.query,
+    get sandbox() {
+      return identity.sandbox;
+    },
+    get user() {
+      if (!token) return undefined;
+      if (!userRead) [user, userRead] = [deps.user(), true];
+      return user;
+    },
+    role: token?.role as RouteRole | undefined,
+    collection: collection as RouteContext['collection'],
+    problem,
+  };
+}
+
+/** `ctx.problem(status, code, detail)`: a problem+json error; the title is the status's reason phrase. */
+export function problem(status: number, code: string, detail: string): ApiError {
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    throw new TypeError(`ctx.problem: the status must be an integer from 400 to 599, got ${String(status)}`);
+  }
+  if (typeof code !== 'string' || !code) throw new TypeError('ctx.problem: the code must be a non-empty string such as "ALREADY_LIKED"');
+  return new ApiError(status, code, STATUS_CODES[status] ?? 'Error', String(detail ?? ''));
+}

@@ -1,0 +1,108 @@
+import { customPrefix } from '../engine/custom-collections.js';
+import type { H3Event, Middleware } from 'h3';
+import { requireAccess } from '../auth/guard.js';
+import type { ResolvedConfig } from '../config.js';
+import { toAnswer } from '../custom-routes/answer.js';
+import { createRouteContext } from '../custom-routes/context.js';
+import { limitedRequest } from '../custom-routes/request.js';
+import { compileRoutes, type CustomRoute, type RouteTable } from '../custom-routes/route-table.js';
+import { ApiError, methodNotAllowed } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+
+const apiPrefix = '/api/v1';
+/** What h3's router answers when no route matches (h3 v2 keeps it as a registered symbol). */
+const noRoute = Symbol.for('h3.notFound');
+
+/**
+ * The config's custom routes (contract section 19), the last step of the request chain: after
+ * identify and simulate, before the generated routes, so `GET /users/featured` wins over
+ * `/users/{id}`. The route table is compiled from `runtime.config.routes` and compiled again when
+ * that object is swapped (`serve --watch` swaps it whole on a reload): the one indirection that
+ * lets routes change without rebuilding the app.
+ */
+export function customRoutes(runtime: Runtime): Middleware {
+  const { config } = runtime;
+  let compiledFrom: ResolvedConfig['routes'] | undefined;
+  let table: RouteTable | undefined;
+  const current = (): RouteTable => {
+    if (config.routes !== compiledFrom || !table) {
+      table = compileRoutes(config.routes);
+      compiledFrom = config.routes;
+    }
+    return table;
+  };
+
+  return (event, next) => {
+    const path = event.url.pathname;
+    if (!path.startsWith(apiPrefix) || (path.length > apiPrefix.length && path[apiPrefix.length] !== '/')) return;
+    const routes = current();
+    if (!routes.size) return;
+    const match = routes.match(event.req.method, path.slice(apiPrefix.length) || '/');
+    if (!match) return;
+    if (!match.route) return otherMethod(event, next, match.allow);
+    return run(runtime, event, match.route, match.params);
+  };
+}
+
+/**
+ * A custom path asked with a method it does not define: the generated route answers it if it
+ * can (`DELETE /users/7` beside a custom `GET /users/featured`), else 405 with the methods of both.
+ */
+async function otherMethod(event: H3Event, next: () => unknown, allow: string[]): Promise<unknown> {
+  const methods = new Set(allow);
+  try {
+    const answer = await next();
+    if (answer !== noRoute) return answer;
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
+    for (const method of error.status === 405 ? (error.headers?.allow ?? '').split(/,\s*/) : []) if (method) methods.add(method);
+  }
+  throw methodNotAllowed(event.req.method, [...methods]);
+}
+
+async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params: Record<string, string>): Promise<Response> {
+  const { config, engine } = runtime;
+  const identity = event.context.identity;
+  if (!identity) throw new Error(`no identity on ${event.url.pathname}: the identify step did not run`);
+  const ctx = createRouteContext({
+    params,
+    query: new URLSearchParams(event.url.search),
+    identity,
+    view: () => engine.forSandbox(identity.sandbox, { maxPageSize: config.limits.maxPageSize }),
+    // The REST guard itself, with the scope the REST route of that operation declares.
+    // A sandbox's custom collection (`custom.invoices`) takes `invoices:<action>` or `custom:<action>`, as its REST routes do.
+    authorize: (collection, action) =>
+      requireAccess(event, {
+        scope: () =>
+          collection.startsWith(customPrefix) ? [[`${collection.slice(customPrefix.length)}:${action}`, `custom:${action}`]] : `${collection}:${action}`,
+        public: action === 'read',
+      }),
+    user: () => (identity.token ? runtime.auth.accounts.byId(identity.sandbox, identity.token.sub)?.user : undefined),
+  });
+  let response: Response;
+  try {
+    response = toAnswer(await route.handler(limitedRequest(event.req, config.limits.bodyBytes), ctx), event.res.headers);
+  } catch (error) {
+    throw asProblem(error, route);
+  }
+  // toAnswer added the chain's headers itself; h3 would add some of them a second time.
+  clear(event.res.headers);
+  clear(event.res.errHeaders);
+  return response;
+}
+
+/**
+ * A problem leaves as it is (thrown with `ctx.problem`, or the engine's: the problem REST would
+ * give). Anything else is the handler's bug: 500 naming the route, without the error's message or
+ * stack; the app logs the cause once.
+ */
+function asProblem(error: unknown, route: CustomRoute): ApiError {
+  if (error instanceof ApiError) return error;
+  const problem = new ApiError(500, 'INTERNAL_ERROR', 'Internal Server Error', `the custom route ${route.key} failed; the server's log shows the error`);
+  problem.cause = error;
+  return problem;
+}
+
+function clear(headers: Headers): void {
+  for (const name of [...headers.keys()]) headers.delete(name);
+}
