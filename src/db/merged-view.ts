@@ -12,12 +12,14 @@ import type { Sqlite } from './open.js';
  * A sandbox id that holds no data (sid 0, never allocated) sees the plain baseline.
  * Pages are built as one JSON text in SQLite from the stored JSON: no parse, no re-serialise.
  * `INDEXED BY`: without statistics the planner reads the created arm through the primary key,
- * every changed and deleted row of the sandbox included; the state index holds just the created
- * ones (a unit test checks the plans).
+ * every changed and deleted row of the sandbox included. `overlay_newest` holds the rows by state
+ * and `-seq`, the created arm's key itself, so the arm comes out of the index already in page
+ * order and merges with the baseline's; ordered by `seq` it was sorted first, 14 times slower
+ * for a page of a sandbox's 100 created records (a unit test checks the plans).
  */
 export const visible = `
   SELECT 0 AS g, -o.seq AS k, o.id AS id, o.doc AS doc
-    FROM overlay o INDEXED BY overlay_by_state WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1
+    FROM overlay o INDEXED BY overlay_newest WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1
   UNION ALL
   SELECT 1, b.id, b.id, coalesce(o.doc, b.doc)
     FROM base b LEFT JOIN overlay o ON o.sid = :sid AND o.cid = b.cid AND o.id = b.id
@@ -26,7 +28,7 @@ export const visible = `
 /** The same view restricted to keys after a cursor's: `k > :after` pushed into each arm. */
 const visibleAfter = `
   SELECT 0 AS g, -o.seq AS k, o.id AS id, o.doc AS doc
-    FROM overlay o INDEXED BY overlay_by_state WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1 AND o.seq < -:after
+    FROM overlay o INDEXED BY overlay_newest WHERE o.sid = :sid AND o.cid = :cid AND o.state = 1 AND -o.seq > :after
   UNION ALL
   SELECT 1, b.id, b.id, coalesce(o.doc, b.doc)
     FROM base b LEFT JOIN overlay o ON o.sid = :sid AND o.cid = b.cid AND o.id = b.id
@@ -37,7 +39,8 @@ export const maxRelated = 10_000;
 
 /** Records in the sandbox's view: the baseline's, plus created, minus deleted. */
 const countSql = `SELECT (SELECT count(*) FROM base WHERE cid = :cid)
-  + coalesce((SELECT sum(state = 1) - sum(state = 3) FROM overlay WHERE sid = :sid AND cid = :cid), 0)`;
+  + (SELECT count(*) FROM overlay INDEXED BY overlay_newest WHERE sid = :sid AND cid = :cid AND state = 1)
+  - (SELECT count(*) FROM overlay INDEXED BY overlay_newest WHERE sid = :sid AND cid = :cid AND state = 3)`;
 
 export interface MergedViewStatements {
   /** `{json, last, total}` for one page in default order: the docs as one JSON array text, the last row's key, the records in all. */

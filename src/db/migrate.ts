@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS overlay (
   PRIMARY KEY (sid, cid, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS overlay_by_state ON overlay (sid, cid, state, seq);
+CREATE INDEX IF NOT EXISTS overlay_newest ON overlay (sid, cid, state, -seq);
 CREATE TABLE IF NOT EXISTS custom_collections (
   cid INTEGER PRIMARY KEY,
   sid INTEGER NOT NULL,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { sqliteTable, integer, text, primaryKey, index, customType, unique } from 'drizzle-orm/sqlite-core';
 
 /** NUMERIC affinity: integers stay integers, `local-<uuid>` text stays text. */
@@ -66,7 +67,12 @@ export const overlay = sqliteTable(
     seq: integer('seq').notNull(),
     doc: text('doc'),
   },
-  (t) => [primaryKey({ columns: [t.sid, t.cid, t.id] }), index('overlay_by_state').on(t.sid, t.cid, t.state, t.seq)],
+  // overlay_newest: the created records in page order (newest first) for the merged view's pages and counts.
+  (t) => [
+    primaryKey({ columns: [t.sid, t.cid, t.id] }),
+    index('overlay_by_state').on(t.sid, t.cid, t.state, t.seq),
+    index('overlay_newest').on(t.sid, t.cid, t.state, sql`-${t.seq}`),
+  ],
 );
 
 /**
