@@ -1,9 +1,11 @@
 /**
  * The public types of custom routes (contract section 19): what `defineConfig` gives a handler's
  * `request` and `ctx`, so an editor completes `ctx.collection('posts').list(...)` and the compiler
- * refuses a wrong call. Types only, with no import: the package's public declarations must not
- * reach the engine's (and through it better-sqlite3's) types.
+ * refuses a wrong call. Types only, importing nothing but the list envelope's own type file
+ * (which imports nothing): the package's public declarations must not reach the engine's (and
+ * through it better-sqlite3's) types.
  */
+import type { Pagination } from '../engine/pagination.js';
 
 /** A record id: an integer for baseline records, `local-<uuid>` for created ones; `"7"` names 7 too. */
 export type RecordId = number | string;
@@ -84,15 +86,7 @@ export interface ListQuery {
   [filter: string]: ListParamValue | readonly ListParamValue[] | null | undefined;
 }
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNextPage: boolean;
-  hasPrevPage: boolean;
-  nextCursor: string | null;
-}
+export type { Pagination };
 
 /** A list page, as `GET /{collection}` answers it. */
 export interface ListPage<R> {

@@ -1,12 +1,12 @@
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
-import { checkCustomName } from '../engine/custom-collections.js';
 import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } from '../errors.js';
 import { columnLetters, type TableProblem } from '../formats/table-error.js';
 import { csvContentType, csvToRecords, recordsToCsv, recordsToXlsx, TableError, xlsxContentType, xlsxToRecords } from '../formats/tables.js';
 import type { Runtime } from '../runtime.js';
 import { readBytes } from './_body.js';
 import { resource } from './_resource.js';
+import { customNameOf } from './custom-collections.js';
 
 /** Columns an uploaded table may have: far more than a record shows, far fewer than a hostile sheet. */
 const maxColumns = 512;
@@ -21,11 +21,7 @@ const maxUncompressedBytes = 32 * 1024 * 1024;
  */
 export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
   const { engine, config } = runtime;
-  const nameOf = (event: H3Event): string => {
-    const name = getRouterParam(event, 'name', { decode: true }) ?? '';
-    checkCustomName(name);
-    return name;
-  };
+  const nameOf = customNameOf;
   const either = (event: H3Event, action: string) => [[`${nameOf(event)}:${action}`, `custom:${action}`] as const];
 
   app.all(

@@ -12,12 +12,7 @@ import { resource } from './_resource.js';
  */
 export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
   const { engine, config } = runtime;
-  // h3 answers a malformed %-escape in the path with 400 before any route runs.
-  const nameOf = (event: H3Event): string => {
-    const name = getRouterParam(event, 'name', { decode: true }) ?? '';
-    checkCustomName(name);
-    return name;
-  };
+  const nameOf = customNameOf;
   const either = (name: string, action: string) => [`${name}:${action}`, `custom:${action}`] as const;
   const { list, one } = collectionResources(runtime, {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
@@ -50,4 +45,12 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
     nameOf(event);
     return one(event);
   });
+}
+
+/** The custom collection named in the path (`:name`), 400 INVALID_NAME when it is not a name. */
+export function customNameOf(event: H3Event): string {
+  // h3 answers a malformed %-escape in the path with 400 before any route runs.
+  const name = getRouterParam(event, 'name', { decode: true }) ?? '';
+  checkCustomName(name);
+  return name;
 }
