@@ -1,18 +1,23 @@
 import { roles } from '../auth/scopes.js';
-import { coreCollections } from '../collections/registry.js';
+import type { CollectionDefinition } from '../engine/definition.js';
 
 /**
  * `GET /api/v1/auth/permissions`: what each request needs, in the scopes the guard checks, and
  * which roles grant it. The same declarations the routes make, written out for people.
  */
-export function permissions() {
+export function permissions(collections: readonly CollectionDefinition[]) {
   const rules = [
-    ...coreCollections.flatMap(({ name }) => [
+    ...collections.flatMap(({ name }) => [
       { method: 'GET', path: `/api/v1/${name}[/{id}[/{relation}]]`, scope: `${name}:read`, guest: true },
       { method: 'POST', path: `/api/v1/${name}`, scope: `${name}:write`, guest: false },
       { method: 'PUT, PATCH', path: `/api/v1/${name}/{id}`, scope: `${name}:write`, guest: false },
       { method: 'DELETE', path: `/api/v1/${name}/{id}`, scope: `${name}:delete`, guest: false },
     ]),
+    { method: 'GET', path: '/api/v1/custom', scope: 'custom:read', guest: true },
+    { method: 'GET', path: '/api/v1/custom/{name}[/{id}], /custom/{name}/export', scope: '{name}:read or custom:read', guest: true },
+    { method: 'POST', path: '/api/v1/custom/{name}, /custom/{name}/import', scope: '{name}:write or custom:write', guest: false },
+    { method: 'PUT, PATCH', path: '/api/v1/custom/{name}/{id}', scope: '{name}:write or custom:write', guest: false },
+    { method: 'DELETE', path: '/api/v1/custom/{name}/{id}', scope: '{name}:delete or custom:delete', guest: false },
     { method: 'GET', path: '/api/v1/sandbox, /sandbox/activity, /sandbox/snapshots[/{name}], /sandbox/export', scope: 'sandbox:read', guest: false },
     { method: 'POST', path: '/api/v1/sandbox/snapshots', scope: 'sandbox:write', guest: false },
     { method: 'DELETE', path: '/api/v1/sandbox/snapshots/{name}', scope: 'sandbox:delete', guest: false },

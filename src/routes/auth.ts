@@ -224,7 +224,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
       GET: { open: true, handler: () => ({ data: Object.entries(roles).map(([name, role]) => ({ name, ...role })) }) },
     }),
   );
-  app.all('/api/v1/auth/permissions', resource({ GET: { open: true, handler: () => permissions() } }));
+  app.all('/api/v1/auth/permissions', resource({ GET: { open: true, handler: () => permissions(runtime.engine.collections) } }));
 
   app.all(
     '/api/v1/auth/forgot-password',
