@@ -45,5 +45,4 @@ export { TableError, type TableProblem } from './table-error.js';
 export type { Value } from './unflatten.js';
 export { recordsToXlsx, xlsxToRecords, type XlsxLimits } from './xlsx.js';
 
-export const csvContentType = 'text/csv; charset=utf-8';
-export const xlsxContentType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+export { csvContentType, xlsxContentType } from './content-types.js';

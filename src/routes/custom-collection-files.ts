@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } from '../errors.js';
 import { columnLetters, type TableProblem } from '../formats/table-error.js';
-import { csvContentType, csvToRecords, recordsToCsv, recordsToXlsx, TableError, xlsxContentType, xlsxToRecords } from '../formats/tables.js';
+import { csvContentType, xlsxContentType } from '../formats/content-types.js';
 import type { Runtime } from '../runtime.js';
 import { readBytes } from './_body.js';
 import { resource } from './_resource.js';
@@ -12,6 +12,8 @@ import { customNameOf } from './custom-collections.js';
 const maxColumns = 512;
 /** What an XLSX may inflate to before exceljs reads it (it holds every part in memory). */
 const maxUncompressedBytes = 32 * 1024 * 1024;
+/** The parsers load on the first export or import: exceljs alone costs every start ~250 ms. */
+const tables = () => import('../formats/tables.js');
 
 /**
  * `GET /api/v1/custom/{name}/export?format=csv|xlsx` and `POST /api/v1/custom/{name}/import` (a
@@ -35,6 +37,7 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
           const format = event.url.searchParams.get('format') ?? 'csv';
           if (format !== 'csv' && format !== 'xlsx') throw invalidQuery('format', 'must be csv or xlsx');
           const records = engine.custom.records(sandboxOf(event), name);
+          const { recordsToCsv, recordsToXlsx } = await tables();
           const body = format === 'csv' ? recordsToCsv(records) : new Uint8Array(await recordsToXlsx(records, name));
           return new Response(body, {
             headers: {
@@ -61,6 +64,7 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
           }
           const bytes = await readBytes(event, config.limits.bodyBytes);
           const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes };
+          const { csvToRecords, xlsxToRecords, TableError } = await tables();
           let records: Record<string, unknown>[];
           try {
             records = csv ? csvToRecords(bytes, limits) : await xlsxToRecords(bytes, limits);
