@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredServers } from './helpers/configured.js';
 import { runCli } from './helpers/cli.js';
 import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
-import { expectProblem, LOCAL_ID } from './helpers/problems.js';
+import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
 
 /**
  * Config-declared collections (contract sections 2 and 10): a collection named in the config's
@@ -258,10 +258,98 @@ describe('a config-declared collection', () => {
     expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
     expect(server.stdout()).toMatch(/reloaded fixtures: invoices \(2 records\)/);
 
-    // A change of the declared collections themselves needs a restart, and says so.
+    // A change of the declared collections themselves applies too (a new runtime is swapped in).
     writeFileSync(configFile, JSON.stringify({ collections: declared({ search: ['customer'] }) }));
-    await eventually('the restart line', () => /collections changed in .*restart mockapi/.test(server.stderr()));
-    expect((await client.get('/invoices?q=INV-001')).body.data.map((r: any) => r.id)).toEqual([1]);
+    await eventually('the new search fields', async () => (await client.get('/invoices?q=INV-001')).body.pagination.total === 0);
+    expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
+    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: invoices changed\)/.test(server.stdout()));
+    expect(server.stderr()).not.toMatch(/restart mockapi/);
+  });
+});
+
+describe('a change of the collections key under --watch', () => {
+  const receipts = [
+    { id: 1, total: 5, user_id: 2 },
+    { id: 2, total: 7, user_id: 3 },
+  ];
+  /** `receipts` with its fixture in a folder not watched before it is declared. */
+  const withReceipts = (dir: string, records: unknown = receipts) => {
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    writeFileSync(join(dir, 'data', 'receipts.json'), typeof records === 'string' ? records : JSON.stringify(records));
+    return { ...declared(), receipts: { fixture: './data/receipts.json', relations: { user: { belongsTo: 'users', key: 'user_id' } } } };
+  };
+  const ids = (answer: { body: any }) => answer.body.data.map((r: any) => r.id);
+
+  it('serves a newly declared collection with its fixture, keeping the sandboxes\' writes', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const post = (await client.post('/posts', newRecord('posts', { title: 'kept across the swap' }))).body;
+    expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
+    const invoice = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
+    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
+    expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
+    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));
+
+    expect((await client.get(`/posts/${post.id}`)).body).toEqual(post);
+    expect((await client.get('/users/2')).body.name).toBe('Patched Name');
+    expect((await client.get(`/invoices/${invoice.id}`)).body).toEqual(invoice);
+    expect((await client.post('/receipts', { total: 9 })).status).toBe(200);
+    expect((await client.get('/receipts')).body.pagination.total).toBe(3);
+
+    // The fixture of the new collection is watched from now on.
+    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify([{ id: 1, total: 50, user_id: 2 }]));
+    await eventually('the receipts fixture to reload', async () => (await client.get('/receipts/1')).body.total === 50);
+    expect(server.stdout()).toMatch(/reloaded fixtures: receipts \(1 record\)/);
+    expect(server.stderr()).toBe('');
+    // SIGTERM stops the runtime served now.
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('applies a changed schema and a removal', async () => {
+    const { configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const before = (await client.post('/invoices', { number: 'A-1', amount: 20 })).body;
+
+    // Every fixture record has a customer; the write above had none.
+    const strict = { ...invoiceSchema, required: ['number', 'amount', 'customer'] };
+    writeFileSync(configFile, JSON.stringify({ collections: declared({ schema: strict }), limits: { maxPageSize: 7 } }));
+    await eventually('the config to reload', () => /reloaded config .*\(collections: invoices changed\)/.test(server.stdout()));
+    const refused = await client.post('/invoices', { number: 'A-2', amount: 20 });
+    expectProblem(refused, 422, 'VALIDATION_FAILED');
+    expect((await client.post('/invoices', { number: 'A-3', amount: 5, customer: 'Initech' })).status).toBe(200);
+    // The sandbox's record written under the old schema stays.
+    expect((await client.get(`/invoices/${before.id}`)).body).toEqual(before);
+    expect((await client.get('/invoices')).body.pagination.total).toBe(invoices.length + 2);
+    // The rest of the config came with it.
+    expectProblem(await client.get('/invoices?limit=8'), 400, 'INVALID_QUERY');
+
+    writeFileSync(configFile, JSON.stringify({}));
+    await eventually('/invoices to be gone', async () => (await client.get('/invoices')).status === 404);
+    expectProblem(await client.get('/invoices/1'), 404, 'NOT_FOUND');
+    expectProblem(await client.get('/users/1/invoices'), 404, 'NOT_FOUND');
+    await eventually('the reload line', () => /\(collections: invoices removed\)/.test(server.stdout()));
+    expect((await client.get('/users?limit=8')).status).toBe(200);
+  });
+
+  it('keeps the served collections when the new ones do not load, and tries again when the fixture is fixed', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir, [{ id: 'one', total: 5 }]) }));
+    await eventually('the error line', () => /receipts\.json/.test(server.stderr()));
+    const lines = server.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: .*receipts\.json record 0: "id" must be an integer/);
+    expect(ids(await client.get('/invoices?limit=2'))).toEqual([1, 2]);
+    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+
+    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify(receipts));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
+    await eventually('the reload line', () => /\(collections: receipts added\)/.test(server.stdout()));
   });
 });
 
