@@ -309,6 +309,25 @@ describe('a change of the collections key under --watch', () => {
     expect(await server.stop()).toBe(0);
   });
 
+  it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const stream = await fetch(`${server.api}/events/stream`, { headers: { cookie: `svc_identity=${client.id}` } });
+    expect(stream.status).toBe(200);
+    // Delayed before it reads the database: it reaches the old runtime's after the swap.
+    const slow = client.get('/invoices?_delay=2s&limit=3');
+    await new Promise((wait) => setTimeout(wait, 200));
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
+    await eventually('the reload line', () => /\(collections: receipts added\)/.test(server.stdout()));
+    expect((await client.get('/receipts')).status).toBe(200);
+    const answer = await slow;
+    expect(answer.status, answer.text).toBe(200);
+    expect(ids(answer)).toEqual([1, 2, 3]);
+    // The old stream ends (its client reconnects to the new runtime) instead of hanging.
+    await stream.text();
+    expect(server.stderr()).toBe('');
+  });
+
   it('applies a changed schema and a removal', async () => {
     const { configFile, server } = await serveProject(declared(), { watch: true });
     const client = sandboxClient(server.api);
