@@ -293,6 +293,9 @@ describe('a change of the collections key under --watch', () => {
     expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
     expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
     await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));
+    // GraphQL's schema is built anew with it.
+    const graphql = await client.post('/graphql', { query: '{ receipts { data { total user { id } } } user(id: 3) { receipts { id } } }' });
+    expect(graphql.body, graphql.text).toEqual({ data: { receipts: { data: [{ total: 5, user: { id: '2' } }, { total: 7, user: { id: '3' } }] }, user: { receipts: [{ id: '2' }] } } });
 
     expect((await client.get(`/posts/${post.id}`)).body).toEqual(post);
     expect((await client.get('/users/2')).body.name).toBe('Patched Name');

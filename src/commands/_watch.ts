@@ -209,8 +209,8 @@ async function startWatching(first: Runtime, options: WatchOptions): Promise<Run
     try {
       swapped = await options.replace!(bound);
     } catch (error) {
-      // The declared fixtures stay watched: fixing one tries this config again.
-      retryFiles = new Set(Object.values(next.collections).map((c) => c.fixture));
+      // The fixtures stay watched (the new declared ones too): fixing the broken one tries this config again.
+      retryFiles = new Set([...names.map(fileOf), ...Object.values(next.collections).map((c) => c.fixture)]);
       await rewatch();
       fail(`config not reloaded, keeping the last good one: ${(error as Error).message}`);
       return false;
