@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { configuredServers } from './helpers/configured.js';
 import { runCli } from './helpers/cli.js';
 import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { startReceiver } from './helpers/receiver.js';
 import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
 
 /**
@@ -57,17 +58,24 @@ interface Project {
 }
 
 /** A folder with a config and `invoices.json` beside it (the fixture path is relative to the config). */
-function writeProject(collections: Record<string, unknown>, files: Record<string, unknown> = { 'invoices.json': invoices }): { dir: string; configFile: string } {
+function writeProject(
+  collections: Record<string, unknown>,
+  files: Record<string, unknown> = { 'invoices.json': invoices },
+  config: Record<string, unknown> = {},
+): { dir: string; configFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-declared-'));
   servers.defer(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   const configFile = join(dir, 'mockapi.config.json');
-  writeFileSync(configFile, JSON.stringify({ collections }));
+  writeFileSync(configFile, JSON.stringify({ ...config, collections }));
   return { dir, configFile };
 }
 
-async function serveProject(collections: Record<string, unknown> = declared(), options: { watch?: boolean; db?: string; files?: Record<string, unknown> } = {}): Promise<Project> {
-  const { dir, configFile } = writeProject(collections, options.files);
+async function serveProject(
+  collections: Record<string, unknown> = declared(),
+  options: { watch?: boolean; db?: string; files?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+): Promise<Project> {
+  const { dir, configFile } = writeProject(collections, options.files, options.config);
   const server = await startServer({ args: [...(options.watch ? ['--watch'] : []), '--config', configFile], cwd: dir, db: options.db });
   servers.defer(() => server.cleanup());
   return { dir, configFile, server };
@@ -329,6 +337,29 @@ describe('a change of the collections key under --watch', () => {
     // The old stream ends (its client reconnects to the new runtime) instead of hanging.
     await stream.text();
     expect(server.stderr()).toBe('');
+  });
+
+  it('keeps delivering the sandbox\'s webhooks after the swap', async () => {
+    const receiver = await startReceiver();
+    servers.defer(() => receiver.close());
+    const webhooks = { timeoutMs: 2000, attempts: 3, backoffMs: 20 };
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true, config: { webhooks } });
+    const client = sandboxClient(server.api);
+    const subscribed = await client.post('/webhooks', { url: `${receiver.url}/hook`, events: ['*'] });
+    expect(subscribed.status, subscribed.text).toBe(200);
+    const hook = subscribed.body.id;
+    await client.post('/invoices', { number: 'W-1', amount: 1 });
+    await receiver.waitFor(1);
+
+    writeFileSync(configFile, JSON.stringify({ webhooks, collections: withReceipts(dir) }));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    await client.post('/receipts', { total: 3 });
+    await receiver.waitFor(2);
+    await eventually('both deliveries to be settled', async () => {
+      const deliveries = (await client.get(`/webhooks/${hook}/deliveries`)).body.data as { status: string }[];
+      return deliveries.length === 2 && deliveries.every((d) => d.status === 'succeeded');
+    });
+    expect(receiver.bodies().map((b) => b.type ?? b.event)).toEqual(['invoice.created', 'receipt.created']);
   });
 
   it('applies a changed schema and a removal', async () => {
