@@ -225,7 +225,9 @@ async function startWatching(first: Runtime, options: WatchOptions): Promise<Run
     // A new collection's fixture may be in a folder not watched yet; the caller reloads the
     // fixtures once the watcher is ready, so an edit made meanwhile is not lost.
     await rewatch();
-    log.success(`reloaded config ${file} (collections: ${changes})`);
+    // Each runtime opens its own connection: an in-memory database is a new, empty one.
+    const memory = config.db === ':memory:' ? '; --db :memory: started over with an empty database' : '';
+    log.success(`reloaded config ${file} (collections: ${changes})${memory}`);
     warnRestart(fixed, file);
     return true;
   }
