@@ -295,9 +295,13 @@ describe('a change of the collections key under --watch', () => {
     expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
     const invoice = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
     expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+    const uptime = async () => (await (await fetch(`${server.url}/health`)).json()).uptime as number;
+    const before = await uptime();
 
     writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
     await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    // A swap is not a restart.
+    expect(await uptime()).toBeGreaterThanOrEqual(before);
     expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
     expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
     await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));

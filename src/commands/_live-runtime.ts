@@ -84,6 +84,8 @@ export function liveRuntime(first: Runtime): LiveRuntime {
     },
     async replace(config) {
       const runtime = await createRuntime(config);
+      // The server did not restart: /health's uptime goes on.
+      runtime.startedAt = current.runtime.startedAt;
       let next: Generation;
       try {
         next = generationOf(runtime);
