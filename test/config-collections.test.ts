@@ -395,18 +395,23 @@ describe('a change of the collections key under --watch', () => {
   it('keeps the served collections when the new ones do not load, and tries again when the fixture is fixed', async () => {
     const { dir, configFile, server } = await serveProject(declared(), { watch: true });
     const client = sandboxClient(server.api);
-    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir, [{ id: 'one', total: 5 }]) }));
+    // The search fields of invoices change too: the attempt must not leave the old runtime with an index built for them.
+    const broken = { ...withReceipts(dir, [{ id: 'one', total: 5 }]), invoices: declared({ search: ['customer'] }).invoices };
+    writeFileSync(configFile, JSON.stringify({ collections: broken }));
     await eventually('the error line', () => /receipts\.json/.test(server.stderr()));
     const lines = server.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: .*receipts\.json record 0: "id" must be an integer/);
     expect(ids(await client.get('/invoices?limit=2'))).toEqual([1, 2]);
     expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+    expect(ids(await client.get('/invoices?q=INV-003'))).toEqual([3]);
 
     writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify(receipts));
     await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
     expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
-    await eventually('the reload line', () => /\(collections: receipts added\)/.test(server.stdout()));
+    await eventually('the reload line', () => /\(collections: invoices changed, receipts added\)|\(collections: receipts added, invoices changed\)/.test(server.stdout()));
+    expect((await client.get('/invoices?q=INV-003')).body.pagination.total).toBe(0);
+    expect(ids(await client.get('/invoices?q=initech'))).toEqual([3]);
   });
 });
 

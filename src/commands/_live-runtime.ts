@@ -83,16 +83,22 @@ export function liveRuntime(first: Runtime): LiveRuntime {
       }
     },
     async replace(config) {
-      const runtime = await createRuntime(config);
-      // The server did not restart: /health's uptime goes on.
-      runtime.startedAt = current.runtime.startedAt;
       let next: Generation;
       try {
-        next = generationOf(runtime);
+        const runtime = await createRuntime(config);
+        try {
+          next = generationOf(runtime);
+        } catch (error) {
+          runtime.close();
+          throw error;
+        }
       } catch (error) {
-        runtime.close();
+        restoreFile(current.runtime);
         throw error;
       }
+      const { runtime } = next;
+      // The server did not restart: /health's uptime goes on.
+      runtime.startedAt = current.runtime.startedAt;
       const old = current;
       current = next;
       retire(old);
@@ -103,6 +109,20 @@ export function liveRuntime(first: Runtime): LiveRuntime {
       current.runtime.close();
     },
   };
+}
+
+/**
+ * A runtime that failed to build may have left the shared file's search index (built when the
+ * engine is made) or its baseline (loaded next) made for its collections: they go back to the
+ * served ones, which are built again only when their fingerprint or hash differs.
+ */
+function restoreFile(runtime: Runtime): void {
+  try {
+    runtime.engine.search.ensureBuilt();
+    runtime.reloadBaseline();
+  } catch {
+    // Busy, or a served fixture broke meanwhile: the next reload tries again.
+  }
 }
 
 function generationOf(runtime: Runtime): Generation {
