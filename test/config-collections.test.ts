@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configuredServers } from './helpers/configured.js';
+import { configuredServers, readFile } from './helpers/configured.js';
 import { runCli } from './helpers/cli.js';
 import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
 import { startReceiver } from './helpers/receiver.js';
@@ -320,8 +320,14 @@ describe('a change of the collections key under --watch', () => {
     await eventually('the receipts fixture to reload', async () => (await client.get('/receipts/1')).body.total === 50);
     expect(server.stdout()).toMatch(/reloaded fixtures: receipts \(1 record\)/);
     expect(server.stderr()).toBe('');
-    // SIGTERM stops the runtime served now.
+
+    // SIGTERM stops the runtime served now: its stop saves the last-seen time that reads keep in memory.
+    await new Promise((wait) => setTimeout(wait, 20));
+    const readAt = Date.now();
+    expect((await client.get('/receipts')).status).toBe(200);
     expect(await server.stop()).toBe(0);
+    const lastActive = readFile(server.db, (db) => db.prepare('SELECT last_active_at FROM sandboxes WHERE key = ?').pluck().get(client.id) as number);
+    expect(lastActive).toBeGreaterThanOrEqual(readAt);
   });
 
   it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
