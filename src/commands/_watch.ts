@@ -39,8 +39,9 @@ export interface RuntimeWatcher {
 
 /**
  * `serve --watch`: reloads the baseline when a fixture file changes and the config when its file
- * changes; a change of the config's `collections` swaps in a new runtime (`options.replace`). Like json-server's watcher it forgives: a broken file keeps the last good state and
- * prints one line, and no error of the watcher ever stops the server.
+ * changes; a change of the config's `collections` swaps in a new runtime (`options.replace`).
+ * Like json-server's watcher it forgives: a broken file keeps the last good state and prints one
+ * line, and no error of the watcher ever stops the server.
  */
 export async function watchRuntime(runtime: Runtime, options: WatchOptions): Promise<RuntimeWatcher | undefined> {
   try {
@@ -295,7 +296,7 @@ function describeCollectionChanges(before: ResolvedConfig['collections'], after:
   for (const name of Object.keys(after)) {
     if (name in before && JSON.stringify(before[name]) !== JSON.stringify(after[name])) changes.push(`${name} changed`);
   }
-  // Only the order differs: numbers are kept by name, but the relations' order may follow it.
+  // Only the order differs: collections are built in config order (the baseline's hash includes it), as on a restart.
   if (!changes.length && JSON.stringify(before) !== JSON.stringify(after)) changes.push('reordered');
   return changes.join(', ');
 }
