@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configuredServers } from './helpers/configured.js';
+import { configuredServers, readFile } from './helpers/configured.js';
 import { runCli } from './helpers/cli.js';
 import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
-import { expectProblem, LOCAL_ID } from './helpers/problems.js';
+import { startReceiver } from './helpers/receiver.js';
+import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
 
 /**
  * Config-declared collections (contract sections 2 and 10): a collection named in the config's
@@ -57,17 +58,24 @@ interface Project {
 }
 
 /** A folder with a config and `invoices.json` beside it (the fixture path is relative to the config). */
-function writeProject(collections: Record<string, unknown>, files: Record<string, unknown> = { 'invoices.json': invoices }): { dir: string; configFile: string } {
+function writeProject(
+  collections: Record<string, unknown>,
+  files: Record<string, unknown> = { 'invoices.json': invoices },
+  config: Record<string, unknown> = {},
+): { dir: string; configFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-declared-'));
   servers.defer(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   const configFile = join(dir, 'mockapi.config.json');
-  writeFileSync(configFile, JSON.stringify({ collections }));
+  writeFileSync(configFile, JSON.stringify({ ...config, collections }));
   return { dir, configFile };
 }
 
-async function serveProject(collections: Record<string, unknown> = declared(), options: { watch?: boolean; db?: string; files?: Record<string, unknown> } = {}): Promise<Project> {
-  const { dir, configFile } = writeProject(collections, options.files);
+async function serveProject(
+  collections: Record<string, unknown> = declared(),
+  options: { watch?: boolean; db?: string; files?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+): Promise<Project> {
+  const { dir, configFile } = writeProject(collections, options.files, options.config);
   const server = await startServer({ args: [...(options.watch ? ['--watch'] : []), '--config', configFile], cwd: dir, db: options.db });
   servers.defer(() => server.cleanup());
   return { dir, configFile, server };
@@ -258,10 +266,158 @@ describe('a config-declared collection', () => {
     expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
     expect(server.stdout()).toMatch(/reloaded fixtures: invoices \(2 records\)/);
 
-    // A change of the declared collections themselves needs a restart, and says so.
+    // A change of the declared collections themselves applies too (a new runtime is swapped in).
     writeFileSync(configFile, JSON.stringify({ collections: declared({ search: ['customer'] }) }));
-    await eventually('the restart line', () => /collections changed in .*restart mockapi/.test(server.stderr()));
-    expect((await client.get('/invoices?q=INV-001')).body.data.map((r: any) => r.id)).toEqual([1]);
+    await eventually('the new search fields', async () => (await client.get('/invoices?q=INV-001')).body.pagination.total === 0);
+    expect((await client.get('/invoices?q=renamed')).body.data.map((r: any) => r.id)).toEqual([1]);
+    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: invoices changed\)/.test(server.stdout()));
+    expect(server.stderr()).not.toMatch(/restart mockapi/);
+  });
+});
+
+describe('a change of the collections key under --watch', () => {
+  const receipts = [
+    { id: 1, total: 5, user_id: 2 },
+    { id: 2, total: 7, user_id: 3 },
+  ];
+  /** `receipts` with its fixture in a folder not watched before it is declared. */
+  const withReceipts = (dir: string, records: unknown = receipts) => {
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    writeFileSync(join(dir, 'data', 'receipts.json'), typeof records === 'string' ? records : JSON.stringify(records));
+    return { ...declared(), receipts: { fixture: './data/receipts.json', relations: { user: { belongsTo: 'users', key: 'user_id' } } } };
+  };
+  const ids = (answer: { body: any }) => answer.body.data.map((r: any) => r.id);
+
+  it('serves a newly declared collection with its fixture, keeping the sandboxes\' writes', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const post = (await client.post('/posts', newRecord('posts', { title: 'kept across the swap' }))).body;
+    expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
+    const invoice = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
+    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+    const uptime = async () => (await (await fetch(`${server.url}/health`)).json()).uptime as number;
+    const before = await uptime();
+
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    // A swap is not a restart.
+    expect(await uptime()).toBeGreaterThanOrEqual(before);
+    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
+    expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
+    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));
+    // GraphQL's schema is built anew with it.
+    const graphql = await client.post('/graphql', { query: '{ receipts { data { total user { id } } } user(id: 3) { receipts { id } } }' });
+    expect(graphql.body, graphql.text).toEqual({ data: { receipts: { data: [{ total: 5, user: { id: '2' } }, { total: 7, user: { id: '3' } }] }, user: { receipts: [{ id: '2' }] } } });
+
+    expect((await client.get(`/posts/${post.id}`)).body).toEqual(post);
+    expect((await client.get('/users/2')).body.name).toBe('Patched Name');
+    expect((await client.get(`/invoices/${invoice.id}`)).body).toEqual(invoice);
+    expect((await client.post('/receipts', { total: 9 })).status).toBe(200);
+    expect((await client.get('/receipts')).body.pagination.total).toBe(3);
+
+    // The fixture of the new collection is watched from now on.
+    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify([{ id: 1, total: 50, user_id: 2 }]));
+    await eventually('the receipts fixture to reload', async () => (await client.get('/receipts/1')).body.total === 50);
+    expect(server.stdout()).toMatch(/reloaded fixtures: receipts \(1 record\)/);
+    expect(server.stderr()).toBe('');
+
+    // SIGTERM stops the runtime served now: its stop saves the last-seen time that reads keep in memory.
+    await new Promise((wait) => setTimeout(wait, 20));
+    const readAt = Date.now();
+    expect((await client.get('/receipts')).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    const lastActive = readFile(server.db, (db) => db.prepare('SELECT last_active_at FROM sandboxes WHERE key = ?').pluck().get(client.id) as number);
+    expect(lastActive).toBeGreaterThanOrEqual(readAt);
+  });
+
+  it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const stream = await fetch(`${server.api}/events/stream`, { headers: { cookie: `svc_identity=${client.id}` } });
+    expect(stream.status).toBe(200);
+    // Delayed before it reads the database: it reaches the old runtime's after the swap.
+    const slow = client.get('/invoices?_delay=2s&limit=3');
+    await new Promise((wait) => setTimeout(wait, 200));
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
+    await eventually('the reload line', () => /\(collections: receipts added\)/.test(server.stdout()));
+    expect((await client.get('/receipts')).status).toBe(200);
+    const answer = await slow;
+    expect(answer.status, answer.text).toBe(200);
+    expect(ids(answer)).toEqual([1, 2, 3]);
+    // The old stream ends (its client reconnects to the new runtime) instead of hanging.
+    await stream.text();
+    expect(server.stderr()).toBe('');
+  });
+
+  it('keeps delivering the sandbox\'s webhooks after the swap', async () => {
+    const receiver = await startReceiver();
+    servers.defer(() => receiver.close());
+    const webhooks = { timeoutMs: 2000, attempts: 3, backoffMs: 20 };
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true, config: { webhooks } });
+    const client = sandboxClient(server.api);
+    const subscribed = await client.post('/webhooks', { url: `${receiver.url}/hook`, events: ['*'] });
+    expect(subscribed.status, subscribed.text).toBe(200);
+    const hook = subscribed.body.id;
+    await client.post('/invoices', { number: 'W-1', amount: 1 });
+    await receiver.waitFor(1);
+
+    writeFileSync(configFile, JSON.stringify({ webhooks, collections: withReceipts(dir) }));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    await client.post('/receipts', { total: 3 });
+    await receiver.waitFor(2);
+    await eventually('both deliveries to be settled', async () => {
+      const deliveries = (await client.get(`/webhooks/${hook}/deliveries`)).body.data as { status: string }[];
+      return deliveries.length === 2 && deliveries.every((d) => d.status === 'succeeded');
+    });
+    expect(receiver.bodies().map((b) => b.type ?? b.event)).toEqual(['invoice.created', 'receipt.created']);
+  });
+
+  it('applies a changed schema and a removal', async () => {
+    const { configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    const before = (await client.post('/invoices', { number: 'A-1', amount: 20 })).body;
+
+    // Every fixture record has a customer; the write above had none.
+    const strict = { ...invoiceSchema, required: ['number', 'amount', 'customer'] };
+    writeFileSync(configFile, JSON.stringify({ collections: declared({ schema: strict }), limits: { maxPageSize: 7 } }));
+    await eventually('the config to reload', () => /reloaded config .*\(collections: invoices changed\)/.test(server.stdout()));
+    const refused = await client.post('/invoices', { number: 'A-2', amount: 20 });
+    expectProblem(refused, 422, 'VALIDATION_FAILED');
+    expect((await client.post('/invoices', { number: 'A-3', amount: 5, customer: 'Initech' })).status).toBe(200);
+    // The sandbox's record written under the old schema stays.
+    expect((await client.get(`/invoices/${before.id}`)).body).toEqual(before);
+    expect((await client.get('/invoices')).body.pagination.total).toBe(invoices.length + 2);
+    // The rest of the config came with it.
+    expectProblem(await client.get('/invoices?limit=8'), 400, 'INVALID_QUERY');
+
+    writeFileSync(configFile, JSON.stringify({}));
+    await eventually('/invoices to be gone', async () => (await client.get('/invoices')).status === 404);
+    expectProblem(await client.get('/invoices/1'), 404, 'NOT_FOUND');
+    expectProblem(await client.get('/users/1/invoices'), 404, 'NOT_FOUND');
+    await eventually('the reload line', () => /\(collections: invoices removed\)/.test(server.stdout()));
+    expect((await client.get('/users?limit=8')).status).toBe(200);
+  });
+
+  it('keeps the served collections when the new ones do not load, and tries again when the fixture is fixed', async () => {
+    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const client = sandboxClient(server.api);
+    // The search fields of invoices change too: the attempt must not leave the old runtime with an index built for them.
+    const broken = { ...withReceipts(dir, [{ id: 'one', total: 5 }]), invoices: declared({ search: ['customer'] }).invoices };
+    writeFileSync(configFile, JSON.stringify({ collections: broken }));
+    await eventually('the error line', () => /receipts\.json/.test(server.stderr()));
+    const lines = server.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: .*receipts\.json record 0: "id" must be an integer/);
+    expect(ids(await client.get('/invoices?limit=2'))).toEqual([1, 2]);
+    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+    expect(ids(await client.get('/invoices?q=INV-003'))).toEqual([3]);
+
+    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify(receipts));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
+    await eventually('the reload line', () => /\(collections: invoices changed, receipts added\)|\(collections: receipts added, invoices changed\)/.test(server.stdout()));
+    expect((await client.get('/invoices?q=INV-003')).body.pagination.total).toBe(0);
+    expect(ids(await client.get('/invoices?q=initech'))).toEqual([3]);
   });
 });
 

@@ -23,6 +23,12 @@ export interface WatchOptions {
   flags: ConfigFlags;
   cwd?: string;
   log: ConsolaInstance;
+  /**
+   * Swaps in a new runtime built from `config` (serve's one indirection), for a change of the
+   * `collections` key; throws and keeps the current one when it cannot be built. Without it such
+   * a change asks for a restart.
+   */
+  replace?: (config: ResolvedConfig) => Promise<Runtime>;
 }
 
 export interface RuntimeWatcher {
@@ -33,8 +39,9 @@ export interface RuntimeWatcher {
 
 /**
  * `serve --watch`: reloads the baseline when a fixture file changes and the config when its file
- * changes. Like json-server's watcher it forgives: a broken file keeps the last good state and
- * prints one line, and no error of the watcher ever stops the server.
+ * changes; a change of the config's `collections` swaps in a new runtime (`options.replace`).
+ * Like json-server's watcher it forgives: a broken file keeps the last good state and prints one
+ * line, and no error of the watcher ever stops the server.
  */
 export async function watchRuntime(runtime: Runtime, options: WatchOptions): Promise<RuntimeWatcher | undefined> {
   try {
@@ -46,12 +53,19 @@ export async function watchRuntime(runtime: Runtime, options: WatchOptions): Pro
   }
 }
 
-async function startWatching(runtime: Runtime, options: WatchOptions): Promise<RuntimeWatcher> {
+async function startWatching(first: Runtime, options: WatchOptions): Promise<RuntimeWatcher> {
   const { flags, log } = options;
   const cwd = options.cwd ?? process.cwd();
-  const config = runtime.config;
-  const collections = runtime.engine.collections;
-  const names = collections.map((c) => c.name);
+  // The runtime served now, and what is read from it; all four change when `collections` swaps it.
+  let runtime = first;
+  let config = runtime.config;
+  let collections = runtime.engine.collections;
+  let names = collections.map((c) => c.name);
+  /**
+   * The fixture files of a config whose collections could not be served (a broken new fixture):
+   * an edit of one of them tries that config again.
+   */
+  let retryFiles = new Set<string>();
   /** Each collection's file: `<fixtures>/<name>.json`, or a config-declared collection's own `fixture`. */
   const fileOf = (name: string) => fixtureFile(config.fixtures, collections.find((c) => c.name === name)!);
   /** `users.json` in the fixtures folder; a declared collection's file by its full path. */
@@ -66,7 +80,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
   const watchErrors = new Set<string>();
 
   const fail = (line: string) => process.stderr.write(`mockapi: ${oneLine(line)}\n`);
-  const fixtureFiles = () => new Set(names.map(fileOf));
+  const fixtureFiles = () => new Set([...names.map(fileOf), ...retryFiles]);
   const folders = () => new Set([config.fixtures, ...[...fixtureFiles()].map((file) => dirname(file)), ...(config.configFile ? [dirname(config.configFile)] : [])]);
 
   // Each folder is watched at depth 0 and everything but the fixture files and the config file
@@ -77,13 +91,17 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     return !(folders().has(full) || fixtureFiles().has(full) || full === config.configFile);
   };
   const onChange = (_event: string, path: string) => {
-    if (resolve(path) === config.configFile) pending.config = true;
-    else if (fixtureFiles().has(resolve(path))) pending.fixtures = true;
-    else return;
+    const full = resolve(path);
+    let seen = false;
+    if (full === config.configFile || retryFiles.has(full)) seen = pending.config = true;
+    if (names.some((name) => fileOf(name) === full)) seen = pending.fixtures = true;
+    if (!seen) return;
     schedule();
   };
   /** A watcher over the current folders, once it sees changes. */
+  let watchedFolders = '';
   const open = async (): Promise<FSWatcher> => {
+    watchedFolders = [...folders()].sort().join('\0');
     const opened = watch([...folders()], { ignoreInitial: true, depth: 0, ignored, atomic: true });
     opened.on('error', (error) => {
       // One line per distinct problem: an exhausted inotify limit would otherwise repeat forever.
@@ -148,7 +166,7 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     else if (fixed) log.success('fixtures load again; the baseline is unchanged');
   }
 
-  /** Applies a changed config file; returns whether the fixtures folder moved. */
+  /** Applies a changed config file; returns whether the fixtures must be loaded again (a new folder or runtime). */
   async function reloadConfig(): Promise<boolean> {
     let next: ResolvedConfig;
     try {
@@ -159,7 +177,10 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     }
     if (closed) return false;
     const fixed: string[] = restartSettings.filter((key) => next[key] !== config[key]);
-    if (JSON.stringify(next.collections) !== JSON.stringify(config.collections)) fixed.push('collections');
+    const file = relative(cwd, config.configFile ?? '') || basename(config.configFile ?? '');
+    const collectionChanges = describeCollectionChanges(config.collections, next.collections);
+    if (collectionChanges && options.replace) return swapRuntime(next, file, collectionChanges, fixed);
+    if (collectionChanges) fixed.push('collections');
     for (const key of liveSettings) replaceContents(config[key], next[key]);
     // Swapped whole, not refilled: the custom routes step compiles its table again when this object changes.
     config.routes = next.routes;
@@ -169,16 +190,60 @@ async function startWatching(runtime: Runtime, options: WatchOptions): Promise<R
     if (moved) {
       config.fixtures = next.fixtures;
       lastGood = new Map();
-      // A new watcher rather than chokidar's add(), which has no second 'ready': the caller
-      // reloads the new folder once it is watched, so an edit made meanwhile is not lost.
-      await watcher.close();
-      watcher = await open();
-      if (closed) await watcher.close();
     }
-    const file = relative(cwd, config.configFile ?? '') || basename(config.configFile ?? '');
+    // The caller reloads a new folder once it is watched, so an edit made meanwhile is not lost.
+    retryFiles = new Set();
+    await rewatch();
     log.success(`reloaded config ${file}${moved ? ` (fixtures now from ${config.fixtures})` : ''}`);
-    if (fixed.length) fail(`${fixed.join(', ')} changed in ${file}: restart mockapi to apply ${fixed.length > 1 ? 'them' : 'it'}`);
+    warnRestart(fixed, file);
     return moved;
+  }
+
+  /**
+   * A new `collections` key: stores, search statements and the GraphQL schema are built from the
+   * definitions, so a new runtime replaces the served one (on the same database: sandboxes keep
+   * their writes). Every other key of `next` comes with it, but port, host and db stay bound.
+   */
+  async function swapRuntime(next: ResolvedConfig, file: string, changes: string, fixed: string[]): Promise<boolean> {
+    const bound = { ...next, port: config.port, host: config.host, db: config.db };
+    let swapped: Runtime;
+    try {
+      swapped = await options.replace!(bound);
+    } catch (error) {
+      // The fixtures stay watched (the new declared ones too): fixing the broken one tries this config again.
+      retryFiles = new Set([...names.map(fileOf), ...Object.values(next.collections).map((c) => c.fixture)]);
+      await rewatch();
+      fail(`config not reloaded, keeping the last good one: ${(error as Error).message}`);
+      return false;
+    }
+    runtime = swapped;
+    config = runtime.config;
+    collections = runtime.engine.collections;
+    names = collections.map((c) => c.name);
+    retryFiles = new Set();
+    lastGood = new Map();
+    failing = false;
+    // A new collection's fixture may be in a folder not watched yet; the caller reloads the
+    // fixtures once the watcher is ready, so an edit made meanwhile is not lost.
+    await rewatch();
+    // Each runtime opens its own connection: an in-memory database is a new, empty one.
+    const memory = config.db === ':memory:' ? '; --db :memory: started over with an empty database' : '';
+    log.success(`reloaded config ${file} (collections: ${changes})${memory}`);
+    warnRestart(fixed, file);
+    return true;
+  }
+
+  /** A new watcher when the watched folders changed (chokidar's add() has no second 'ready'). */
+  async function rewatch(): Promise<void> {
+    const wanted = [...folders()].sort().join('\0');
+    if (wanted === watchedFolders) return;
+    await watcher.close();
+    watcher = await open();
+    if (closed) await watcher.close();
+  }
+
+  function warnRestart(fixed: string[], file: string): void {
+    if (fixed.length) fail(`${fixed.join(', ')} changed in ${file}: restart mockapi to apply ${fixed.length > 1 ? 'them' : 'it'}`);
   }
 
   return {
@@ -221,6 +286,19 @@ function describeReload(files: Map<string, FixtureSnapshot>, changed: string[]):
   const count = (records: number) => `${records} record${records === 1 ? '' : 's'}`;
   if (!changed.length) return `all (${count([...files.values()].reduce((sum, file) => sum + file.records, 0))})`;
   return changed.map((name) => `${name} (${count(files.get(name)?.records ?? 0)})`).join(', ');
+}
+
+/** `invoices added, receipts removed, notes changed`; empty when the definitions are the same. */
+function describeCollectionChanges(before: ResolvedConfig['collections'], after: ResolvedConfig['collections']): string {
+  const changes: string[] = [];
+  for (const name of Object.keys(after)) if (!(name in before)) changes.push(`${name} added`);
+  for (const name of Object.keys(before)) if (!(name in after)) changes.push(`${name} removed`);
+  for (const name of Object.keys(after)) {
+    if (name in before && JSON.stringify(before[name]) !== JSON.stringify(after[name])) changes.push(`${name} changed`);
+  }
+  // Only the order differs: collections are built in config order (the baseline's hash includes it), as on a restart.
+  if (!changes.length && JSON.stringify(before) !== JSON.stringify(after)) changes.push('reordered');
+  return changes.join(', ');
 }
 
 /** Makes `target` hold exactly `source`'s keys, keeping the object that routes already hold. */

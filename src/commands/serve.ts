@@ -2,11 +2,10 @@ import { createServer as createNetServer } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createConsola, LogLevels } from 'consola';
 import { colors } from 'consola/utils';
-import { toNodeHandler } from 'h3/node';
 import { listen, type Listener } from 'listhen';
-import { createApp } from '../app.js';
 import { loadMockapiConfig, type ConfigFlags } from '../config.js';
-import { createRuntime, type Runtime } from '../runtime.js';
+import { createRuntime } from '../runtime.js';
+import { liveRuntime, type LiveRuntime } from './_live-runtime.js';
 import { watchRuntime, type RuntimeWatcher } from './_watch.js';
 import { parseLatency } from '../simulate/latency.js';
 import { parseSimulationConfig } from '../simulate/simulate.js';
@@ -71,9 +70,11 @@ async function serve(options: ServeOptions): Promise<void> {
 
   const runtime = await createRuntime(config);
   let listener: Listener;
+  let live: LiveRuntime;
   try {
-    const app = createApp(runtime);
-    listener = await listen(toNodeHandler(app), {
+    // Requests go through one indirection, so --watch can swap in a new runtime and app.
+    live = liveRuntime(runtime);
+    listener = await listen((req, res) => live.handler(req, res), {
       // A fixed port is that port or a failure (isProd: no alternative range; random: false: no
       // random fallback); 0 asks the system for any free one.
       port: port === 0 ? { port: 0, random: true } : { port, random: false },
@@ -100,8 +101,8 @@ async function serve(options: ServeOptions): Promise<void> {
     process.exit(1);
   });
   // Ready before the URL is printed, so a change made by whoever waits for the URL is seen.
-  const watcher = options.watch ? await watchRuntime(runtime, { flags, log }) : undefined;
-  stopOnSignals(listener, runtime, watcher);
+  const watcher = options.watch ? await watchRuntime(runtime, { flags, log, replace: (next) => live.replace(next) }) : undefined;
+  stopOnSignals(listener, live, watcher);
 
   const url = `http://${urlHost(host)}:${actual}`;
   // One write, so a reader that waits for the URL gets the whole block.
@@ -116,7 +117,7 @@ async function serve(options: ServeOptions): Promise<void> {
 }
 
 /** SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close the database, exit 0. A second signal forces exit 1. */
-function stopOnSignals(listener: Listener, runtime: Runtime, watcher?: RuntimeWatcher): void {
+function stopOnSignals(listener: Listener, live: LiveRuntime, watcher?: RuntimeWatcher): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -127,14 +128,14 @@ function stopOnSignals(listener: Listener, runtime: Runtime, watcher?: RuntimeWa
     log.info(`${signal} received: finishing open requests and stopping`);
     // Closed first: a reload must not start on a database that is about to close.
     void watcher?.close().catch(() => undefined);
-    runtime.streams.closeAll();
+    live.current.streams.closeAll();
     const force = setTimeout(() => listener.server.closeAllConnections(), shutdownGraceMs);
     force.unref();
     listener
       .close()
       .then(() => {
         clearTimeout(force);
-        runtime.close();
+        live.close();
         process.exit(0);
       })
       .catch((error: unknown) => {

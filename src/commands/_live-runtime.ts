@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toNodeHandler } from 'h3/node';
+import { createApp } from '../app.js';
+import type { ResolvedConfig } from '../config.js';
+import { createRuntime, type Runtime } from '../runtime.js';
+
+/**
+ * A replaced runtime closes when the requests it was answering have ended, or after this long
+ * (a custom route that never answers must not keep the old database open forever; simulated
+ * latency is at most 30 s).
+ */
+const retireGraceMs = 60_000;
+
+/** One runtime, the app over it, and how many of its requests are still running. */
+interface Generation {
+  runtime: Runtime;
+  handle: (req: IncomingMessage, res: ServerResponse) => unknown;
+  open: number;
+  /** Set once replaced: closes the runtime when its last request ends. */
+  onIdle?: () => void;
+}
+
+/**
+ * The one indirection between the HTTP server and the runtime (STYLE.md, "Config as one
+ * schema"): `serve --watch` swaps in a whole new runtime and app when the config's
+ * `collections` change, since stores, search statements and the GraphQL schema are built from
+ * them. Each request is answered by the runtime that was current when it arrived; a replaced one
+ * closes once its requests have ended, so a request in flight (a GraphQL resolver or a body read
+ * past an await) never finds its database closed.
+ */
+export interface LiveRuntime {
+  readonly current: Runtime;
+  /** What listhen serves. */
+  handler(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Builds a runtime and app from `config` on the same database file and makes them current.
+   * Throws, and keeps the current one, when they cannot be built (a broken fixture).
+   */
+  replace(config: ResolvedConfig): Promise<Runtime>;
+  /** Closes the current runtime and every replaced one still waiting for its requests. */
+  close(): void;
+}
+
+export function liveRuntime(first: Runtime): LiveRuntime {
+  let current = generationOf(first);
+  const retiring = new Set<Generation>();
+
+  const retire = (old: Generation) => {
+    retiring.add(old);
+    // Stopped in the turn the new runtime was made, before its dispatcher's first scan: two
+    // dispatchers would send the same pending deliveries twice.
+    old.runtime.webhooks.stop();
+    // A stream never ends by itself; its client reconnects (with Last-Event-ID) to the new runtime.
+    old.runtime.streams.closeAll();
+    const timer = setTimeout(() => close(), retireGraceMs);
+    timer.unref();
+    const close = () => {
+      if (!retiring.delete(old)) return;
+      clearTimeout(timer);
+      old.runtime.close();
+    };
+    old.onIdle = close;
+    if (old.open === 0) close();
+  };
+
+  return {
+    get current() {
+      return current.runtime;
+    },
+    handler(req, res) {
+      const generation = current;
+      generation.open++;
+      // Done when the handler has settled and the response is closed (a streamed body outlives the handler).
+      let pending = 2;
+      const done = () => {
+        if (--pending === 0 && --generation.open === 0) generation.onIdle?.();
+      };
+      res.once('close', done);
+      try {
+        Promise.resolve(generation.handle(req, res)).then(done, done);
+      } catch {
+        done();
+      }
+    },
+    async replace(config) {
+      let next: Generation;
+      try {
+        const runtime = await createRuntime(config);
+        try {
+          next = generationOf(runtime);
+        } catch (error) {
+          runtime.close();
+          throw error;
+        }
+      } catch (error) {
+        restoreFile(current.runtime);
+        throw error;
+      }
+      const { runtime } = next;
+      // The server did not restart: /health's uptime goes on.
+      runtime.startedAt = current.runtime.startedAt;
+      const old = current;
+      current = next;
+      retire(old);
+      return runtime;
+    },
+    close() {
+      for (const old of [...retiring]) old.onIdle?.();
+      current.runtime.close();
+    },
+  };
+}
+
+/**
+ * A runtime that failed to build may have left the shared file's search index (built when the
+ * engine is made) or its baseline (loaded next) made for its collections: they go back to the
+ * served ones, which are built again only when their fingerprint or hash differs.
+ */
+function restoreFile(runtime: Runtime): void {
+  try {
+    runtime.engine.search.ensureBuilt();
+    runtime.reloadBaseline();
+  } catch {
+    // Busy, or a served fixture broke meanwhile: the next reload tries again.
+  }
+}
+
+function generationOf(runtime: Runtime): Generation {
+  return { runtime, handle: toNodeHandler(createApp(runtime)), open: 0 };
+}
