@@ -73,7 +73,7 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
             throw error;
           }
           const created = engine.custom.importRecords(sandboxOf(event), name, records);
-          return { message: `${created.length} records imported into ${name}`, collection: name, imported: created.length, ids: created.map((r) => r.id) };
+          return { message: `${created.length} record${created.length === 1 ? '' : 's'} imported into ${name}`, collection: name, imported: created.length, ids: created.map((r) => r.id) };
         },
       },
     }),
