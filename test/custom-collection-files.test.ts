@@ -125,6 +125,7 @@ describe('CSV and XLSX export and import of a custom collection', () => {
     expect(over.status, over.text).toBe(403);
     expect(over.body.code).toBe('QUOTA_EXCEEDED');
     expect(over.body.detail).toContain('limits.customRecords');
+    expect(over.body.detail).toContain('would bring things to 4');
     const tooManyRows = await upload(client, 'other', 'n\n1\n2\n3\n4\n', 'text/csv', limited.api);
     expect(tooManyRows.status).toBe(400);
     expect((await client.get('/custom/things')).body.pagination.total).toBe(1);

@@ -45,3 +45,8 @@ export function scopeList(value: string | readonly string[] | undefined): string
   const list = typeof value === 'string' ? value.split(/\s+/) : [...(value ?? [])];
   return [...new Set(list.filter(Boolean))];
 }
+
+/** What a request on a custom collection needs: its name's scope or `custom:`'s, either one (contract section 10). */
+export function customCollectionScope(name: string, action: string): readonly [string, string] {
+  return [`${name}:${action}`, `custom:${action}`];
+}

@@ -123,7 +123,7 @@ export function createCustomCollections(context: StoreContext, limits: { customC
     importRecords(sandbox: string, name: string, records: Json[]): Json[] {
       const store = collection(name);
       return sandboxes.write(() => {
-        const held = (holding.all(sandboxes.sidOf(sandbox)) as CustomCollectionInfo[]).find((c) => c.name === name)?.count ?? 0;
+        const held = context.view.createdCount.get({ sid: sandboxes.sidOf(sandbox), cid: cidOf(sandbox, name) }) as number;
         const cap = limits.customRecords ?? 1000;
         if (held + records.length > cap) {
           throw quotaExceeded(`${records.length} records would bring ${name} to ${held + records.length}, more than limits.customRecords (${cap}) allows; nothing was imported`);

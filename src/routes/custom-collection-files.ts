@@ -1,5 +1,6 @@
 import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
+import { customCollectionScope } from '../auth/scopes.js';
 import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } from '../errors.js';
 import { columnLetters, type TableProblem } from '../formats/table-error.js';
 import { csvContentType, xlsxContentType } from '../formats/content-types.js';
@@ -24,7 +25,7 @@ const tables = () => import('../formats/tables.js');
 export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
   const { engine, config } = runtime;
   const nameOf = customNameOf;
-  const either = (event: H3Event, action: string) => [[`${nameOf(event)}:${action}`, `custom:${action}`] as const];
+  const either = (event: H3Event, action: string) => [customCollectionScope(nameOf(event), action)];
 
   app.all(
     '/api/v1/custom/:name/export',

@@ -1,5 +1,6 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
+import { customCollectionScope } from '../auth/scopes.js';
 import { checkCustomName } from '../engine/custom-collections.js';
 import type { Runtime } from '../runtime.js';
 import { collectionResources } from './collections.js';
@@ -13,11 +14,10 @@ import { resource } from './_resource.js';
 export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
   const { engine, config } = runtime;
   const nameOf = customNameOf;
-  const either = (name: string, action: string) => [`${name}:${action}`, `custom:${action}`] as const;
   const { list, one } = collectionResources(runtime, {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
-    scope: (action) => (event) => [either(nameOf(event), action)],
-    readScopes: (event) => [either(nameOf(event), 'read')],
+    scope: (action) => (event) => [customCollectionScope(nameOf(event), action)],
+    readScopes: (event) => [customCollectionScope(nameOf(event), 'read')],
   });
 
   app.all(

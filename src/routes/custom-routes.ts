@@ -1,6 +1,7 @@
 import { customPrefix } from '../engine/custom-collections.js';
 import type { H3Event, Middleware } from 'h3';
 import { requireAccess } from '../auth/guard.js';
+import { customCollectionScope } from '../auth/scopes.js';
 import type { ResolvedConfig } from '../config.js';
 import { toAnswer } from '../custom-routes/answer.js';
 import { createRouteContext } from '../custom-routes/context.js';
@@ -74,7 +75,7 @@ async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params:
     authorize: (collection, action) =>
       requireAccess(event, {
         scope: () =>
-          collection.startsWith(customPrefix) ? [[`${collection.slice(customPrefix.length)}:${action}`, `custom:${action}`]] : `${collection}:${action}`,
+          collection.startsWith(customPrefix) ? [customCollectionScope(collection.slice(customPrefix.length), action)] : `${collection}:${action}`,
         public: action === 'read',
       }),
     user: () => (identity.token ? runtime.auth.accounts.byId(identity.sandbox, identity.token.sub)?.user : undefined),
