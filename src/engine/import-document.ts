@@ -4,6 +4,14 @@ import { checkExportDocument, type PlannedRow, type PlannedSandbox } from './che
 import { customPrefix } from './custom-collections.js';
 import type { Engine } from './engine.js';
 import { rowBytes } from './sandbox-store.js';
+import { maxRecordDepth } from './validate.js';
+
+/**
+ * How deep an export document may nest: its records sit at level 9 (document, sandboxes, a
+ * sandbox, snapshots, a snapshot, collections, a collection, created, the record), so every
+ * record the engine stores fits; each record is then held to {@link maxRecordDepth} itself.
+ */
+export const maxDocumentDepth = maxRecordDepth + 8;
 
 export interface TransferContext {
   db: OpenDatabase;

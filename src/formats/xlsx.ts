@@ -14,7 +14,10 @@ import { guardXlsxZip, type ZipBounds } from './zip-guard.js';
  * (`2024-05-01T00:00:00.000Z`), a formula as its saved result; an error cell (`#DIV/0!`) or a
  * formula never calculated is refused.
  */
-export type XlsxLimits = ZipBounds;
+export interface XlsxLimits extends ZipBounds {
+  /** Levels a record may nest (the record is level 1): dotted columns plus a JSON cell's own. */
+  maxDepth: number;
+}
 
 export async function recordsToXlsx(records: readonly Record<string, unknown>[], sheetName = 'records'): Promise<Buffer> {
   const { columns, rows } = flattenRecords(records);
@@ -73,7 +76,7 @@ function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<st
   while (width > 0 && headerCells[width - 1] === undefined) width--;
   if (width === 0) throw tableError('the first row must name the columns; it is empty', 1);
   const names = headerCells.slice(0, width).map((value) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)));
-  const paths = readHeader(names, limits.maxColumns, problems);
+  const paths = readHeader(names, limits, problems);
   problems.throwIfAny();
   const records: Record<string, Value>[] = [];
   let dataRows = 0;
@@ -87,7 +90,7 @@ function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<st
       problems.add({ row: number, column: outside + 1, message: 'the cell is right of the last named column; give its column a name in row 1' });
       return;
     }
-    records.push(toRecord(paths, values.slice(0, width).concat(new Array(Math.max(0, width - values.length)).fill(undefined)), number, problems));
+    records.push(toRecord(paths, values.slice(0, width).concat(new Array(Math.max(0, width - values.length)).fill(undefined)), number, limits, problems));
   });
   problems.throwIfAny();
   return records;

@@ -9,7 +9,7 @@ import { entry, repeatedEntry, zip, type ZipEntry } from '../helpers/zip-writer.
  * few tens of megabytes while a file that inflates to 200 MB or holds 10^6 rows is refused.
  * This file runs in its own process, so earlier tests have not already raised the peak.
  */
-const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 50_000_000 };
+const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 50_000_000, maxDepth: 32 };
 const megabyte = 1024 * 1024;
 const sheetStart = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
 const sheetEnd = '</sheetData></worksheet>';
