@@ -17,6 +17,8 @@ import { guardXlsxZip, type ZipBounds } from './zip-guard.js';
 export interface XlsxLimits extends ZipBounds {
   /** Levels a record may nest (the record is level 1): dotted columns plus a JSON cell's own. */
   maxDepth: number;
+  /** Characters of text in all the sheet's cells together, each shared string counted once per cell naming it. */
+  maxExpandedText: number;
 }
 
 export async function recordsToXlsx(records: readonly Record<string, unknown>[], sheetName = 'records'): Promise<Buffer> {
@@ -66,7 +68,33 @@ export async function xlsxToRecords(bytes: Uint8Array, limits: XlsxLimits): Prom
   }
   const sheet = workbook.worksheets[0];
   if (!sheet) throw tableError('the workbook has no worksheet');
+  checkExpandedText(sheet, limits.maxExpandedText);
   return sheetToRecords(sheet, limits);
+}
+
+/**
+ * A shared string is stored once and named by index from any number of cells, and each cell
+ * becomes its own copy in a record (a 7 KB file of one 1.1 MB string in 512 cells is 563 MB of
+ * records). So, before any cell becomes a value, the text of the sheet's cells with shared
+ * strings expanded is bounded, as the zip guard bounds inflated bytes.
+ */
+function checkExpandedText(sheet: ExcelJS.Worksheet, max: number): void {
+  let chars = 0;
+  sheet.eachRow({ includeEmpty: false }, (row) => {
+    row.eachCell({ includeEmpty: false }, (cell) => {
+      chars += textLength(cell.value);
+      if (chars > max) throw tableError(`the cells hold more than ${max} characters of text once shared strings are expanded (a string used by many cells counts once per cell)`);
+    });
+  });
+}
+
+function textLength(value: ExcelJS.CellValue): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object' || value instanceof Date) return 0;
+  if ('richText' in value) return value.richText.reduce((sum, run) => sum + run.text.length, 0);
+  if ('formula' in value || 'sharedFormula' in value) return textLength(value.result as ExcelJS.CellValue);
+  if ('text' in value) return textLength(value.text as ExcelJS.CellValue);
+  return 0;
 }
 
 function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<string, Value>[] {

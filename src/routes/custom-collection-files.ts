@@ -65,7 +65,8 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
             throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
           }
           const bytes = await readBytes(event, config.limits.bodyBytes);
-          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth };
+          // Expanded, a workbook's cells may hold no more text than it may inflate to.
+          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
           const { csvToRecords, xlsxToRecords, TableError } = await tables();
           let records: Record<string, unknown>[];
           try {
