@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import ExcelJS from 'exceljs';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
@@ -77,6 +78,30 @@ describe('one nesting bound for every way in', () => {
     const answer = await fresh().post('/sandbox/import', exported);
     expect(answer.status, answer.text).toBe(422);
     expect(answer.body.errors).toEqual([{ path: '/sandboxes/0/collections/custom.deep/created/0/data', message: expect.stringContaining('deeper than 32 levels') }]);
+  });
+});
+
+describe("custom routes' ctx.collection writes", () => {
+  let running: RunningServer | undefined;
+  afterAll(async () => {
+    await running?.cleanup();
+  });
+
+  it('hold to the same bound: a 2,000-level value is refused (not stored), a 31-level one stored', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mockapi-depth-routes-'));
+    const route = `async (request, ctx) => {
+      let value = 'leaf';
+      for (let i = 0; i < Number(ctx.query.get('levels')); i++) value = [value];
+      return ctx.collection('custom.things').create({ value });
+    }`;
+    writeFileSync(join(dir, 'mockapi.config.mjs'), `export default { routes: { 'POST /nest': ${route} } };\n`);
+    running = await startServer({ cwd: dir });
+    const client = sandboxClient(running.api);
+    const deep = await client.post('/nest?levels=2000');
+    expect(deep.status, deep.text.slice(0, 300)).toBe(422);
+    expect(deep.body.errors).toEqual([{ path: '/value', message: expect.stringContaining('deeper than 32 levels') }]);
+    expect((await client.post('/nest?levels=31')).status).toBe(200);
+    expect((await client.get('/custom/things')).body.pagination.total).toBe(1);
   });
 });
 
