@@ -12,6 +12,16 @@ export interface MailMessage {
   created_at: string;
 }
 
+/** RFC 5321 (4.5.3.1.3 with its errata): a forward path holds at most 254 characters of address. */
+export const maxAddressLength = 254;
+
+/**
+ * Whether mail can go to this text at all. Longer text is no address: the forgot-password
+ * answer stays the same (no account enumeration), and nothing is stored, so a 900 KB "address"
+ * cannot put megabytes in the mailbox.
+ */
+export const isMailAddress = (to: string) => to.length <= maxAddressLength;
+
 const template = readFileSync(new URL('../../templates/reset-password.html', import.meta.url), 'utf8');
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

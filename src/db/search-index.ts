@@ -85,11 +85,16 @@ export const everyString = '*';
 export function searchText(fields: string[], record: Record<string, unknown>): string {
   const parts: string[] = [];
   if (fields[0] === everyString) {
-    const walk = (value: unknown): void => {
+    // Depth first, in key order, without recursion: a record stored deep must not overflow the stack.
+    const stack = Object.entries(record)
+      .filter(([key]) => key !== 'id' && key !== '_sandbox')
+      .map(([, value]) => value)
+      .reverse();
+    while (stack.length) {
+      const value = stack.pop();
       if (typeof value === 'string') parts.push(value);
-      else if (value && typeof value === 'object') for (const inner of Object.values(value)) walk(inner);
-    };
-    for (const [key, value] of Object.entries(record)) if (key !== 'id' && key !== '_sandbox') walk(value);
+      else if (value && typeof value === 'object') stack.push(...Object.values(value).reverse());
+    }
     return parts.join(' ');
   }
   for (const field of fields) {
@@ -107,6 +112,34 @@ function searchTextSql(fields: string[]): string {
     return `coalesce((SELECT group_concat(value, ' ') FROM json_tree(doc) WHERE type = 'text' AND fullkey NOT IN ('$.id', '$._sandbox')), '')`;
   }
   return `concat_ws(' ', ${fields.map((f) => `json_extract(doc, '$.${f.replace(/'/g, "''")}')`).join(', ')})`;
+}
+
+/**
+ * A rebuild statement: `INSERT INTO <into> (rowid, text) SELECT <rowid>, <text> FROM <from>`, the
+ * text made by SQLite's JSON functions. Those refuse a doc nested past 1,000 levels (a record
+ * stored before records were bounded), which would fail the whole statement and with it `serve`,
+ * a reset or an import; so such rows (`json_valid` is 0) are read back and their text is made
+ * in JS instead. Records are bounded now, so that list is normally empty.
+ */
+function rebuildStatement(sqlite: Sqlite, fields: string[], into: string, rowid: string, from: string) {
+  const insert = sqlite.prepare(`INSERT INTO ${into} (rowid, text) SELECT ${rowid}, ${searchTextSql(fields)} FROM ${from} AND json_valid(doc)`);
+  const unreadable = sqlite.prepare(`SELECT ${rowid} AS rowid, doc FROM ${from} AND NOT json_valid(doc)`).safeIntegers(true);
+  const put = sqlite.prepare(`INSERT INTO ${into} (rowid, text) VALUES (?, ?)`);
+  return {
+    run(...params: [Record<string, unknown>?]): void {
+      insert.run(...params);
+      for (const row of unreadable.all(...params) as { rowid: bigint; doc: string }[]) put.run(row.rowid, textOf(fields, row.doc));
+    },
+  };
+}
+
+/** A stored doc's search text, made in JS; a doc JSON cannot read either has none. */
+function textOf(fields: string[], doc: string): string {
+  try {
+    return searchText(fields, JSON.parse(doc) as Record<string, unknown>);
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -165,24 +198,22 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   const writeVersion = sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('search_index', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
   // The layout is part of it: files indexed the old ways (one shared FTS5 table) are rebuilt.
   const fingerprint = JSON.stringify(['baseline-stats-v3', collections.map((c) => [c.cid, c.searchable])]);
+  const scratchTable = 'temp.search_scratch';
   const reindexRows = collections.map((c) => ({
-    baseline: sqlite.prepare(`INSERT INTO search_base (rowid, text) SELECT ${packed('0', String(c.cid), 'id')}, ${searchTextSql(c.searchable)} FROM base WHERE cid = ${c.cid}`),
-    sandbox: sqlite.prepare(
-      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql(c.searchable)}
-         FROM overlay WHERE sid = :sid AND cid = ${c.cid} AND state IN (1, 2)`,
-    ),
-    everySandbox: sqlite.prepare(
-      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql(c.searchable)}
-         FROM overlay WHERE cid = ${c.cid} AND state IN (1, 2)`,
-    ),
+    baseline: rebuildStatement(sqlite, c.searchable, 'search_base', packed('0', String(c.cid), 'id'), `base WHERE cid = ${c.cid}`),
+    sandbox: rebuildStatement(sqlite, c.searchable, scratchTable, scratchRowid('sid', 'seq'), `overlay WHERE sid = :sid AND cid = ${c.cid} AND state IN (1, 2)`),
+    everySandbox: rebuildStatement(sqlite, c.searchable, scratchTable, scratchRowid('sid', 'seq'), `overlay WHERE cid = ${c.cid} AND state IN (1, 2)`),
   }));
   // Custom collections (numbers from customCidBase up) index every string value of their records.
   const custom = {
     cids: sqlite.prepare(`SELECT DISTINCT cid FROM overlay WHERE sid = :sid AND cid >= ${customCidBase}`).pluck(),
     everyCid: sqlite.prepare(`SELECT DISTINCT cid FROM overlay WHERE cid >= ${customCidBase}`).pluck(),
-    rows: sqlite.prepare(
-      `INSERT INTO temp.search_scratch (rowid, text) SELECT ${scratchRowid('sid', 'seq')}, ${searchTextSql([everyString])}
-         FROM overlay WHERE cid = :cid AND (:sid IS NULL OR sid = :sid) AND state IN (1, 2)`,
+    rows: rebuildStatement(
+      sqlite,
+      [everyString],
+      scratchTable,
+      scratchRowid('sid', 'seq'),
+      `overlay WHERE cid = :cid AND (:sid IS NULL OR sid = :sid) AND state IN (1, 2)`,
     ),
   };
   /** Indexes the custom collections' rows of one sandbox, or of every sandbox (sid null). */

@@ -1,4 +1,6 @@
 import type { OpenDatabase } from '../db/open.js';
+import { isMailAddress, type MailMessage } from '../auth/mail.js';
+import type { SandboxStore } from './sandbox-store.js';
 
 /** Refresh token states (`refresh_tokens.state`). */
 export const LIVE = 0;
@@ -20,7 +22,7 @@ export const maxMessagesPerSandbox = 200;
  * it): passwords set in the sandbox, the logged-in user, persona profiles, refresh-token families,
  * password-reset tokens and the mailbox. Callers run writes inside `sandboxes.write`.
  */
-export function createAuthStore(db: OpenDatabase) {
+export function createAuthStore(db: OpenDatabase, sandboxes: SandboxStore) {
   const { sqlite } = db;
   const statements = {
     password: sqlite.prepare(`SELECT hash FROM auth_passwords WHERE sid = ? AND user_id = ?`).pluck(),
@@ -42,8 +44,8 @@ export function createAuthStore(db: OpenDatabase) {
     useResetToken: sqlite.prepare(`UPDATE reset_tokens SET used = 1 WHERE sid = ? AND token = ? AND used = 0`),
     addMessage: sqlite.prepare(`INSERT INTO mailbox (sid, seq, doc) SELECT ?, coalesce(max(seq), 0) + 1, ? FROM mailbox WHERE sid = ?`),
     trimMailbox: sqlite.prepare(
-      `DELETE FROM mailbox WHERE sid = ? AND seq <= (SELECT max(seq) FROM mailbox WHERE sid = ?) - ${maxMessagesPerSandbox}`,
-    ),
+      `DELETE FROM mailbox WHERE sid = ? AND seq <= (SELECT max(seq) FROM mailbox WHERE sid = ?) - ${maxMessagesPerSandbox} RETURNING length(CAST(doc AS BLOB))`,
+    ).pluck(),
     messages: sqlite.prepare(
       `SELECT '[' || coalesce(group_concat(doc, ','), '') || ']' FROM (SELECT doc FROM mailbox WHERE sid = ? ORDER BY seq DESC LIMIT (? + 0) OFFSET (? + 0))`,
     ).pluck(),
@@ -99,10 +101,18 @@ export function createAuthStore(db: OpenDatabase) {
     /** Uses a reset token up; false when it was no longer live. */
     useResetToken: (sid: number, token: string) => statements.useResetToken.run(sid, token).changes === 1,
 
-    /** Adds a message (its JSON text) to the sandbox's mailbox, keeping the newest `maxMessagesPerSandbox`. */
-    addMessage(sid: number, doc: string): void {
+    /**
+     * Adds a message to the sandbox's mailbox, keeping the newest `maxMessagesPerSandbox`; its
+     * bytes count in the sandbox's (sandbox-store.ts). A message to a text that cannot be an
+     * address (longer than 254 characters) is not kept: false. Call inside `sandboxes.write`.
+     */
+    addMessage(sid: number, message: MailMessage): boolean {
+      if (!isMailAddress(message.to)) return false;
+      const doc = JSON.stringify(message);
       statements.addMessage.run(sid, doc, sid);
-      statements.trimMailbox.run(sid, sid);
+      const trimmed = (statements.trimMailbox.all(sid, sid) as number[]).reduce((sum, bytes) => sum + bytes, 0);
+      sandboxes.addLogBytes(sid, Buffer.byteLength(doc) - trimmed);
+      return true;
     },
     /** A page of the mailbox, newest first, as one JSON array text, and the count. */
     messages(sid: number, limit: number, offset: number): { json: string; total: number } {

@@ -80,7 +80,7 @@ export function createEngine(options: EngineOptions) {
     sandboxes,
     search,
     /** What authentication keeps per sandbox: passwords, sessions, refresh families, the mailbox. */
-    auth: createAuthStore(db),
+    auth: createAuthStore(db, sandboxes),
     /** Request counts and recent requests per sandbox, in memory (telemetry of this process). */
     activity,
     /** Finished answers of reads, kept true by `sandboxChanged` and the file's data version. */

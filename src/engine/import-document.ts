@@ -4,6 +4,14 @@ import { checkExportDocument, type PlannedRow, type PlannedSandbox } from './che
 import { customPrefix } from './custom-collections.js';
 import type { Engine } from './engine.js';
 import { rowBytes } from './sandbox-store.js';
+import { maxRecordDepth } from './validate.js';
+
+/**
+ * How deep an export document may nest: its records sit at level 9 (document, sandboxes, a
+ * sandbox, snapshots, a snapshot, collections, a collection, created, the record), so every
+ * record the engine stores fits; each record is then held to {@link maxRecordDepth} itself.
+ */
+export const maxDocumentDepth = maxRecordDepth + 8;
 
 export interface TransferContext {
   db: OpenDatabase;
@@ -66,7 +74,7 @@ export function importDocument(context: TransferContext, document: unknown, opti
   return { ok: true, sandboxes: summary };
 }
 
-const holdsData = (sandbox: PlannedSandbox) => sandbox.rows.length > 0 || sandbox.snapshots.length > 0;
+const holdsData = (sandbox: PlannedSandbox) => sandbox.rows.length > 0 || sandbox.snapshots.length > 0 || sandbox.mailbox.length > 0;
 
 /** A document with more sandboxes holding data than `limits.maxSandboxes` could never be there at once. */
 function checkBounds(plan: PlannedSandbox[], limits: TransferContext['limits']): FieldProblem | undefined {
@@ -76,14 +84,16 @@ function checkBounds(plan: PlannedSandbox[], limits: TransferContext['limits']):
   return { path: '/sandboxes', message: `holds ${holding} sandboxes with data, more than limits.maxSandboxes (${max}) allows at once` };
 }
 
-/** 403 QUOTA_EXCEEDED when a sandbox of the document stores more than `limits.sandboxBytes`. */
+/** 403 QUOTA_EXCEEDED when a sandbox of the document stores more than `limits.sandboxBytes` (records, snapshots, mailbox). */
 function checkBytes(plan: PlannedSandbox[], max: number): void {
   if (max <= 0) return;
   for (const sandbox of plan) {
     let bytes = 0;
     for (const row of [...sandbox.rows, ...sandbox.snapshots.flatMap((snapshot) => snapshot.rows)]) bytes += rowBytes(row.id, row.doc);
+    // Its mailbox counts too (sandbox-store.ts); webhook deliveries are not carried.
+    for (const message of sandbox.mailbox) bytes += Buffer.byteLength(message);
     if (bytes > max) {
-      throw quotaExceeded(`sandbox ${sandbox.key} stores ${bytes} bytes of records, more than limits.sandboxBytes (${max}); nothing was imported`);
+      throw quotaExceeded(`sandbox ${sandbox.key} stores ${bytes} bytes of records and mail, more than limits.sandboxBytes (${max}); nothing was imported`);
     }
   }
 }
@@ -128,7 +138,7 @@ function createWriter({ db, engine, limits }: TransferContext) {
       // No times (an import over HTTP, a hand-written document): active now, like any write. A
       // sandbox that holds nothing and never wrote keeps having no row.
       sid = engine.sandboxes.sidOf(sandbox.key);
-      if (!sid && !holdsData(sandbox) && !sandbox.mailbox.length && !sandbox.webhooks.length) return 0;
+      if (!sid && !holdsData(sandbox) && !sandbox.webhooks.length) return 0;
       const now = Date.now();
       if (sid) setTimes.run(find.get(sandbox.key)!.createdAt, now, sid);
       else sid = insertSandbox.get(sandbox.key, now, now) as number;

@@ -11,7 +11,7 @@ export interface SandboxStoreOptions {
     sandboxTtl?: number;
     /** Sandboxes that may hold data at once (0: no bound). */
     maxSandboxes?: number;
-    /** UTF-8 bytes of record JSON one sandbox may store, overlay and snapshots (0: no bound). */
+    /** UTF-8 bytes one sandbox may store: record JSON (overlay and snapshots), mailbox messages, webhook delivery bodies (0: no bound). */
     sandboxBytes?: number;
   };
   /** When this process last saw a sandbox; reads are not written to the file at once. */
@@ -30,6 +30,15 @@ export interface SandboxTimes {
 
 /** Candidates read beyond the ones to evict, so a sandbox active in memory but not yet on file is spared. */
 const evictionSlack = 32;
+
+/**
+ * Besides records, a sandbox stores two logs: its mailbox and its webhook deliveries (a body is
+ * an event with its record, kept up to 100 times for each of 20 subscriptions). They count in its
+ * bytes and make it hold data like records, or a few requests could grow the file without bound.
+ */
+const logBytesSql = `(SELECT coalesce(sum(length(CAST(doc AS BLOB))), 0) FROM mailbox WHERE sid = sandboxes.sid)
+  + (SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM deliveries WHERE sid = sandboxes.sid)`;
+const holdsDataSql = `(${holdsSql} OR EXISTS (SELECT 1 FROM mailbox WHERE sid = sandboxes.sid) OR EXISTS (SELECT 1 FROM deliveries WHERE sid = sandboxes.sid))`;
 
 /** The stored size of one overlay or snapshot row: its JSON's UTF-8 bytes, or its id's for a tombstone. */
 export function rowBytes(id: number | string, doc: string | null): number {
@@ -72,15 +81,26 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
-    .prepare(`UPDATE sandboxes SET holds = ${holdsSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')} WHERE sid = ? RETURNING bytes`)
+    .prepare(`UPDATE sandboxes SET holds = ${holdsDataSql}, bytes = ${rowBytesSql('overlay')} + ${rowBytesSql('snapshot_rows')} + ${logBytesSql} WHERE sid = ? RETURNING bytes`)
     .pluck();
+  // The logs' oldest entries, which make room when the sandbox reaches its bound: finished
+  // deliveries (pending ones are still to be sent), then messages (never the newest).
+  const oldestDeliveries = sqlite.prepare(
+    `SELECT id, length(CAST(body AS BLOB)) AS bytes FROM deliveries WHERE sid = ? AND status != 'pending' ORDER BY n LIMIT 64`,
+  );
+  const dropAttempts = sqlite.prepare(`DELETE FROM delivery_attempts WHERE delivery_id = ?`);
+  const dropDelivery = sqlite.prepare(`DELETE FROM deliveries WHERE id = ?`);
+  const oldestMessages = sqlite.prepare(
+    `SELECT seq, length(CAST(doc AS BLOB)) AS bytes FROM mailbox WHERE sid = :sid AND seq < (SELECT max(seq) FROM mailbox WHERE sid = :sid) ORDER BY seq LIMIT 64`,
+  );
+  const dropMessage = sqlite.prepare(`DELETE FROM mailbox WHERE sid = ? AND seq = ?`);
   // A custom collection's number goes once no overlay or snapshot row uses it (after a reset, restore or snapshot delete).
   const forgetUnusedCustom = sqlite.prepare(
     `DELETE FROM custom_collections WHERE sid = :sid
         AND NOT EXISTS (SELECT 1 FROM overlay o WHERE o.sid = :sid AND o.cid = custom_collections.cid)
         AND NOT EXISTS (SELECT 1 FROM snapshot_rows r WHERE r.sid = :sid AND r.cid = custom_collections.cid)`,
   );
-  const refreshHolds = sqlite.prepare(`UPDATE sandboxes SET holds = ${holdsSql} WHERE sid = ?`);
+  const refreshHolds = sqlite.prepare(`UPDATE sandboxes SET holds = ${holdsDataSql} WHERE sid = ?`);
   const purgeCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? GROUP BY cid`);
   const createdCounts = sqlite.prepare(`SELECT cid, count(*) AS n FROM overlay WHERE sid = ? AND state = 1 GROUP BY cid`);
   const restartSeq = sqlite.prepare(`UPDATE sandboxes SET seq = 0 WHERE sid = ?`);
@@ -222,7 +242,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       return insertEmpty.get(key, now, now) as number;
     },
 
-    /** Whether the sandbox holds data (overlay rows or snapshots), as its row says. */
+    /** Whether the sandbox holds data (overlay rows, snapshots, mailbox messages or webhook deliveries), as its row says. */
     holdsData(sid: number): boolean {
       return sid > 0 && holdsOf.get(sid) === 1;
     },
@@ -237,13 +257,37 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /**
      * Adds a write's change in stored bytes; 403 QUOTA_EXCEEDED (rolling the write back) when it
-     * grows the sandbox past `limits.sandboxBytes`. A write that does not grow it always passes.
+     * grows the sandbox past `limits.sandboxBytes` even once the logs' oldest entries made room.
+     * A write that does not grow it always passes.
      */
     addBytes(sid: number, delta: number): void {
       if (delta === 0) return;
       const total = addBytes.get(delta, sid) as number;
-      checkBytes(total, total - delta);
+      checkBytes(sid, total, total - delta);
     },
+
+    /**
+     * Counts a change in the sandbox's logs (a mailbox message, a webhook delivery, stored or
+     * trimmed). Never refuses: a stored entry makes the sandbox hold data (which may evict another
+     * beyond `limits.maxSandboxes`), and past `limits.sandboxBytes` the oldest entries make room.
+     * Call inside `write()`.
+     */
+    addLogBytes(sid: number, delta: number): void {
+      if (delta === 0) return;
+      const total = addBytes.get(delta, sid) as number;
+      if (delta < 0) return;
+      if (holdsOf.get(sid) !== 1) {
+        markHolding.run(sid);
+        evictBeyondLimit([sid]);
+      }
+      fitLogs(sid, total);
+    },
+
+    /**
+     * Past `limits.sandboxBytes` (pending deliveries, never dropped, may take it there), the logs'
+     * oldest finished entries make room: after an entry is stored and when a delivery finishes.
+     */
+    fitLogs,
 
     /** The bytes the sandbox's row says it stores (kept by every write; `recount` works them out anew). */
     bytesOf(sid: number): number {
@@ -258,8 +302,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     recount(sid: number, before = Infinity): number {
       const total = (recount.get(sid) as number | undefined) ?? 0;
       forgetUnusedCustom.run({ sid });
-      checkBytes(total, before);
-      return total;
+      return checkBytes(sid, total, before);
     },
 
     /** Works out again whether the sandbox holds data (after a write removed an overlay row). */
@@ -350,13 +393,45 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     },
   };
 
-  function checkBytes(total: number, before: number): void {
+  /** The total after the logs made what room they can; throws 403 when a growing write still passes the bound. */
+  function checkBytes(sid: number, total: number, before: number): number {
     const max = limits.sandboxBytes ?? 0;
-    if (max > 0 && total > max && total > before) {
+    if (max <= 0 || total <= max || total <= before) return total;
+    const after = total - reclaim(sid, total - max);
+    if (after > max) {
       throw quotaExceeded(
-        `a sandbox may store at most ${max} bytes of records (limits.sandboxBytes); this would make ${total}: delete records or snapshots, or reset it`,
+        `a sandbox may store at most ${max} bytes of records, mailbox and webhook deliveries (limits.sandboxBytes); this would make ${after}: delete records or snapshots, or reset it`,
       );
     }
+    return after;
+  }
+
+  function fitLogs(sid: number, total = (storedBytes.get(sid) as number | undefined) ?? 0): void {
+    const max = limits.sandboxBytes ?? 0;
+    if (max > 0 && total > max) reclaim(sid, total - max);
+  }
+
+  /** Drops the logs' oldest entries (finished deliveries, then messages) until `need` bytes are free or none is left; returns the bytes freed. */
+  function reclaim(sid: number, need: number): number {
+    let freed = 0;
+    while (freed < need) {
+      const deliveries = oldestDeliveries.all(sid) as { id: string; bytes: number }[];
+      const messages = deliveries.length ? [] : (oldestMessages.all({ sid }) as { seq: number; bytes: number }[]);
+      if (!deliveries.length && !messages.length) break;
+      for (const row of deliveries) {
+        if (freed >= need) break;
+        dropAttempts.run(row.id);
+        dropDelivery.run(row.id);
+        freed += row.bytes;
+      }
+      for (const row of messages) {
+        if (freed >= need) break;
+        dropMessage.run(sid, row.seq);
+        freed += row.bytes;
+      }
+    }
+    if (freed) addBytes.get(-freed, sid);
+    return freed;
   }
 
   function evictBeyondLimit(spared: number[]): void {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldProblem } from '../errors.js';
+import { nestingDepth } from '../json-depth.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
 
@@ -33,14 +34,40 @@ export function compileUserSchema(schema: JsonSchema): ValidateFunction {
   return lenient.compile(schema);
 }
 
+/**
+ * How deep a stored record may nest (the record itself is level 1), whichever way it came in:
+ * REST, GraphQL, a spreadsheet, an import, a custom route. SQLite's JSON functions refuse text
+ * nested past 1,000 levels, and the search index and filters read records through them; 32 is
+ * the REST body's bound, so every record a client could send fits.
+ */
+export const maxRecordDepth = 32;
+
 /** Validates whole records (after defaults, PUT merge or PATCH) against a collection's schema. */
 export function createRecordValidator(definition: CollectionDefinition): (record: unknown) => FieldProblem[] {
   // An open collection takes any JSON object (the body reader already made it one).
-  if (definition.open) return (record) => (record && typeof record === 'object' && !Array.isArray(record) ? [] : [{ path: '/', message: 'must be an object' }]);
-  const validate: ValidateFunction = definition.schema
-    ? compileUserSchema(definition.schema)
-    : ajv.compile({ type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false });
-  return (record) => (validate(record) ? [] : toFieldProblems(validate.errors ?? []));
+  const validate: ValidateFunction | undefined = definition.open
+    ? undefined
+    : definition.schema
+      ? compileUserSchema(definition.schema)
+      : ajv.compile({ type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false });
+  return (record) => {
+    if (!record || typeof record !== 'object' || Array.isArray(record)) return [{ path: '/', message: 'must be an object' }];
+    // Before ajv, whose checks recurse with the data.
+    const deep = tooDeep(record as Record<string, unknown>);
+    if (deep) return [deep];
+    if (!validate) return [];
+    return validate(record) ? [] : toFieldProblems(validate.errors ?? []);
+  };
+}
+
+/** The first top-level field that takes the record past {@link maxRecordDepth}. */
+function tooDeep(record: Record<string, unknown>): FieldProblem | undefined {
+  for (const [key, value] of Object.entries(record)) {
+    if (1 + nestingDepth(value, maxRecordDepth - 1) > maxRecordDepth) {
+      return { path: `/${escapePointer(key)}`, message: `nests deeper than ${maxRecordDepth} levels (the record is level 1)` };
+    }
+  }
+  return undefined;
 }
 
 /** One entry per problem: ajv may report several keywords for one path (a union type, say). */

@@ -124,7 +124,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
   const oldFinished = `SELECT id FROM deliveries WHERE sid = ? AND webhook_id = ? AND status != 'pending' AND n <= ?`;
   const keptFrom = sqlite.prepare(`SELECT n FROM deliveries WHERE sid = ? AND webhook_id = ? ORDER BY n DESC LIMIT 1 OFFSET ${keptDeliveries}`).pluck();
   const trimAttempts = sqlite.prepare(`DELETE FROM delivery_attempts WHERE delivery_id IN (${oldFinished})`);
-  const trimDeliveries = sqlite.prepare(`DELETE FROM deliveries WHERE id IN (${oldFinished})`);
+  const trimDeliveries = sqlite.prepare(`DELETE FROM deliveries WHERE id IN (${oldFinished}) RETURNING length(CAST(body AS BLOB))`).pluck();
   const deliveryCount = sqlite.prepare(`SELECT count(*) FROM deliveries WHERE sid = ? AND webhook_id = ?`).pluck();
   const deliveryPage = sqlite.prepare(
     `SELECT id, webhook_id AS webhookId, event, status, created_at AS createdAt FROM deliveries
@@ -224,6 +224,8 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
         if (!sid || remove.run(sid, id).changes === 0) return false;
         removeAttempts.run(sid, id);
         removeDeliveries.run(sid, id);
+        // Its deliveries' bytes are freed (and the sandbox may hold no data now).
+        sandboxes.recount(sid);
         return true;
       });
     },
@@ -264,18 +266,24 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
       });
     },
 
-    /** Queues deliveries (call inside a transaction); now and then, finished ones beyond a subscription's newest `keptDeliveries` go. */
+    /**
+     * Queues deliveries (call inside `sandboxes.write`); now and then, finished ones beyond a
+     * subscription's newest `keptDeliveries` go, and past `limits.sandboxBytes` the oldest finished ones.
+     */
     enqueue(deliveries: NewDelivery[], now = Date.now()): string[] {
       const ids: string[] = [];
       for (const d of deliveries) {
         const id = `del_${randomUUID()}`;
         const n = insertDelivery.get(id, d.sid, d.webhookId, d.event, d.body, d.url, d.signature, d.secret, now, d.maxAttempts, now) as number;
         ids.push(id);
+        // The body counts in the sandbox's bytes; past its bound, older finished deliveries make room.
+        sandboxes.addLogBytes(d.sid, Buffer.byteLength(d.body));
         if (n % trimEvery !== 0) continue;
         const from = keptFrom.get(d.sid, d.webhookId) as number | undefined;
         if (from === undefined) continue;
         trimAttempts.run(d.sid, d.webhookId, from);
-        trimDeliveries.run(d.sid, d.webhookId, from);
+        const trimmed = trimDeliveries.all(d.sid, d.webhookId, from) as number[];
+        sandboxes.addLogBytes(d.sid, -trimmed.reduce((sum, bytes) => sum + bytes, 0));
       }
       return ids;
     },
@@ -293,11 +301,14 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     /** Records attempts and what follows each (`due` for another attempt, else the final status), in one transaction. */
     recordAttempts(records: AttemptRecord[]): void {
       sqlite.transaction(() => {
+        const finished = new Set<number>();
         for (const { job, attempt, next } of records) {
           insertAttempt.run(attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, job.id);
           if ('due' in next) finish.run('pending', next.due, job.id);
-          else finish.run(next.status, null, job.id);
+          else if (finish.run(next.status, null, job.id).changes) finished.add(job.sid);
         }
+        // Finished deliveries may go now, if pending ones had taken the sandbox past its bound.
+        for (const sid of finished) sandboxes.fitLogs(sid);
       }).immediate();
     },
 

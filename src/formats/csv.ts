@@ -15,6 +15,8 @@ export interface CsvLimits {
   /** Data rows (blank rows included) beyond the header; one more is an error, found early. */
   maxRows: number;
   maxColumns: number;
+  /** Levels a record may nest (the record is level 1): dotted columns plus a JSON cell's own. */
+  maxDepth: number;
 }
 
 export function recordsToCsv(records: readonly Record<string, unknown>[]): string {
@@ -44,7 +46,7 @@ export function csvToRecords(bytes: Uint8Array, limits: CsvLimits): Record<strin
   if (!header || isBlankRow(header.map(cellValue))) throw tableError('the first row must name the columns; it is empty', 1);
   if (data.length > limits.maxRows) throw tableError(`the table has more than ${limits.maxRows} data rows`, limits.maxRows + 2);
   const problems = new ProblemList();
-  const paths = readHeader(header.map((cell) => (cell === quotedEmpty ? '' : cell)), limits.maxColumns, problems);
+  const paths = readHeader(header.map((cell) => (cell === quotedEmpty ? '' : cell)), limits, problems);
   problems.throwIfAny();
   const records: Record<string, Value>[] = [];
   data.forEach((cells, i) => {
@@ -56,7 +58,7 @@ export function csvToRecords(bytes: Uint8Array, limits: CsvLimits): Record<strin
       problems.add({ row, column, message: `the row has ${cells.length} cells but the header names ${paths.length} columns` });
       return;
     }
-    records.push(toRecord(paths, values, row, problems));
+    records.push(toRecord(paths, values, row, limits, problems));
   });
   problems.throwIfAny();
   return records;

@@ -31,9 +31,12 @@
  * the zip is inspected (zip-guard.ts): entry count, declared and actual inflated size
  * (`maxUncompressedBytes`), stored rows per sheet (`maxRows + 1`), cells in all sheets and
  * defined-name areas (`(maxRows + 1) × maxColumns`), so a zip bomb or a sheet of 10^6 rows is a
- * TableError, not an out-of-memory.
+ * TableError, not an out-of-memory; once loaded, the cells' text with each shared string counted
+ * per cell naming it is held to `maxExpandedText` before any cell becomes a value.
  *
- * Both formats: more than `maxRows` data rows is an error found without parsing the rest.
+ * Both formats: more than `maxRows` data rows is an error found without parsing the rest; a
+ * record nests at most `maxDepth` levels (a column `a.b` puts its cell at level 3, a JSON cell
+ * adds its own), measured without recursion, so a cell nested 100,000 deep is a located problem.
  * Imported records list their keys in column order (JSON objects are unordered; equal values).
  * Not carried by either format: a top-level empty key (exported as an empty column name, which
  * import refuses) and lone UTF-16 surrogates (written as U+FFFD, as any UTF-8 text must).

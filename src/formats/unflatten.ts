@@ -1,3 +1,4 @@
+import { nestingDepth } from '../json-depth.js';
 import { parseColumnName, toColumnName } from './column-name.js';
 import type { ProblemList } from './table-error.js';
 
@@ -10,6 +11,8 @@ import type { ProblemList } from './table-error.js';
  * - An absent cell (`undefined`) leaves the field out; dotted columns rebuild nested objects,
  *   created only when one of their fields has a value.
  * - A row may not give a value both to `a` and to `a.b` (`a` would be a value and an object).
+ * - A record may nest at most `maxDepth` levels (the record is level 1): a column `a.b.c` puts its
+ *   value at level 3, and a JSON cell adds its own nesting (checked without recursion).
  */
 export type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
@@ -18,7 +21,14 @@ export type ColumnPath = string[] | null;
 
 const ignoredKeys = new Set(['id', '_sandbox']);
 
-export function readHeader(names: readonly string[], maxColumns: number, problems: ProblemList): ColumnPath[] {
+/** What a table may hold: columns in the header, levels of nesting in a record. */
+export interface ShapeLimits {
+  maxColumns: number;
+  maxDepth: number;
+}
+
+export function readHeader(names: readonly string[], limits: ShapeLimits, problems: ProblemList): ColumnPath[] {
+  const { maxColumns, maxDepth } = limits;
   if (names.length > maxColumns) problems.add({ row: 1, message: `the table has ${names.length} columns; at most ${maxColumns} are allowed` });
   const seen = new Map<string, number>();
   return names.map((name, i) => {
@@ -28,6 +38,7 @@ export function readHeader(names: readonly string[], maxColumns: number, problem
       problems.add({ row: 1, column, message: path.problem });
       return null;
     }
+    if (path.length > maxDepth) problems.add({ row: 1, column, message: `the column names a field ${path.length} levels deep; records nest at most ${maxDepth} levels` });
     const key = JSON.stringify(path);
     const first = seen.get(key);
     if (first !== undefined) problems.add({ row: 1, column, message: `column "${name}" repeats column ${first} (the same field)` });
@@ -41,7 +52,7 @@ export function isBlankRow(values: readonly (Value | undefined)[]): boolean {
   return values.every((value) => value === undefined);
 }
 
-export function toRecord(paths: readonly ColumnPath[], values: readonly (Value | undefined)[], row: number, problems: ProblemList): Record<string, Value> {
+export function toRecord(paths: readonly ColumnPath[], values: readonly (Value | undefined)[], row: number, limits: ShapeLimits, problems: ProblemList): Record<string, Value> {
   const record: Record<string, Value> = {};
   // Objects this row built from dotted columns: only these may receive more keys. An object
   // that came whole from a JSON cell is a value, and a second column may not reach into it.
@@ -50,6 +61,10 @@ export function toRecord(paths: readonly ColumnPath[], values: readonly (Value |
     const path = paths[i];
     const value = values[i];
     if (!path || value === undefined) continue;
+    if (typeof value === 'object' && value !== null && path.length + nestingDepth(value, limits.maxDepth) > limits.maxDepth) {
+      problems.add({ row, column: i + 1, message: `the cell's JSON nests too deep: records nest at most ${limits.maxDepth} levels, and this column's value starts at level ${path.length + 1}` });
+      continue;
+    }
     let target: Record<string, Value> = record;
     let depth = 0;
     for (; depth < path.length - 1; depth++) {

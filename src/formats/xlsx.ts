@@ -14,7 +14,12 @@ import { guardXlsxZip, type ZipBounds } from './zip-guard.js';
  * (`2024-05-01T00:00:00.000Z`), a formula as its saved result; an error cell (`#DIV/0!`) or a
  * formula never calculated is refused.
  */
-export type XlsxLimits = ZipBounds;
+export interface XlsxLimits extends ZipBounds {
+  /** Levels a record may nest (the record is level 1): dotted columns plus a JSON cell's own. */
+  maxDepth: number;
+  /** Characters of text in all the sheet's cells together, each shared string counted once per cell naming it. */
+  maxExpandedText: number;
+}
 
 export async function recordsToXlsx(records: readonly Record<string, unknown>[], sheetName = 'records'): Promise<Buffer> {
   const { columns, rows } = flattenRecords(records);
@@ -63,7 +68,33 @@ export async function xlsxToRecords(bytes: Uint8Array, limits: XlsxLimits): Prom
   }
   const sheet = workbook.worksheets[0];
   if (!sheet) throw tableError('the workbook has no worksheet');
+  checkExpandedText(sheet, limits.maxExpandedText);
   return sheetToRecords(sheet, limits);
+}
+
+/**
+ * A shared string is stored once and named by index from any number of cells, and each cell
+ * becomes its own copy in a record (a 7 KB file of one 1.1 MB string in 512 cells is 563 MB of
+ * records). So, before any cell becomes a value, the text of the sheet's cells with shared
+ * strings expanded is bounded, as the zip guard bounds inflated bytes.
+ */
+function checkExpandedText(sheet: ExcelJS.Worksheet, max: number): void {
+  let chars = 0;
+  sheet.eachRow({ includeEmpty: false }, (row) => {
+    row.eachCell({ includeEmpty: false }, (cell) => {
+      chars += textLength(cell.value);
+      if (chars > max) throw tableError(`the cells hold more than ${max} characters of text once shared strings are expanded (a string used by many cells counts once per cell)`);
+    });
+  });
+}
+
+function textLength(value: ExcelJS.CellValue): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object' || value instanceof Date) return 0;
+  if ('richText' in value) return value.richText.reduce((sum, run) => sum + run.text.length, 0);
+  if ('formula' in value || 'sharedFormula' in value) return textLength(value.result as ExcelJS.CellValue);
+  if ('text' in value) return textLength(value.text as ExcelJS.CellValue);
+  return 0;
 }
 
 function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<string, Value>[] {
@@ -73,7 +104,7 @@ function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<st
   while (width > 0 && headerCells[width - 1] === undefined) width--;
   if (width === 0) throw tableError('the first row must name the columns; it is empty', 1);
   const names = headerCells.slice(0, width).map((value) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)));
-  const paths = readHeader(names, limits.maxColumns, problems);
+  const paths = readHeader(names, limits, problems);
   problems.throwIfAny();
   const records: Record<string, Value>[] = [];
   let dataRows = 0;
@@ -87,7 +118,7 @@ function sheetToRecords(sheet: ExcelJS.Worksheet, limits: XlsxLimits): Record<st
       problems.add({ row: number, column: outside + 1, message: 'the cell is right of the last named column; give its column a name in row 1' });
       return;
     }
-    records.push(toRecord(paths, values.slice(0, width).concat(new Array(Math.max(0, width - values.length)).fill(undefined)), number, problems));
+    records.push(toRecord(paths, values.slice(0, width).concat(new Array(Math.max(0, width - values.length)).fill(undefined)), number, limits, problems));
   });
   problems.throwIfAny();
   return records;

@@ -1,15 +1,16 @@
 import type { H3Event } from 'h3';
 import { ApiError, invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+import { nestingDepth } from '../json-depth.js';
 
 /** Deeper bodies are refused before any recursive code (merge patch, validation) sees them. */
-const maxDepth = 32;
+const defaultMaxDepth = 32;
 
 /**
  * Reads a JSON object body: 415 for a non-JSON content type, 413 past `limit` bytes (counted while
  * streaming, so a lying or missing Content-Length cannot get past), 400 for malformed JSON or a
- * body that is not an object.
+ * body that is not an object or nests deeper than `maxDepth` levels.
  */
-export async function readJsonObject(event: H3Event, limit: number): Promise<Record<string, unknown>> {
+export async function readJsonObject(event: H3Event, limit: number, maxDepth = defaultMaxDepth): Promise<Record<string, unknown>> {
   const type = event.req.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw unsupportedMediaType(`send the body as application/json${type ? `, not ${type.split(';')[0]}` : ''}`);
@@ -29,7 +30,7 @@ export async function readJsonObject(event: H3Event, limit: number): Promise<Rec
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidBody(`the request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`);
   }
-  if (depthOf(body) > maxDepth) throw invalidBody(`the request body nests deeper than ${maxDepth} levels`);
+  if (nestingDepth(body, maxDepth) > maxDepth) throw invalidBody(`the request body nests deeper than ${maxDepth} levels`);
   return body as Record<string, unknown>;
 }
 
@@ -66,18 +67,4 @@ export async function readBytes(event: H3Event, limit: number): Promise<Buffer> 
     reader.releaseLock();
   }
   return Buffer.concat(chunks);
-}
-
-/** Iterative, so a hostile nesting cannot overflow the stack here either. */
-function depthOf(root: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > maxDepth) return deepest;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
-  }
-  return deepest;
 }

@@ -244,7 +244,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           engine.sandboxes.write(() => {
             const sid = engine.sandboxes.ensureRow(sandbox);
             if (known) store.putResetToken(sid, account.id, token);
-            store.addMessage(sid, JSON.stringify(message));
+            store.addMessage(sid, message);
           });
           // The same answer either way: no account enumeration.
           return { message: 'if an account uses this address, a reset link is on its way (GET /api/v1/inbox/messages)' };

@@ -5,6 +5,7 @@ import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } f
 import { columnLetters, type TableProblem } from '../formats/table-error.js';
 import { csvContentType, xlsxContentType } from '../formats/content-types.js';
 import type { Runtime } from '../runtime.js';
+import { maxRecordDepth } from '../engine/validate.js';
 import { readBytes } from './_body.js';
 import { resource } from './_resource.js';
 import { customNameOf } from './custom-collections.js';
@@ -64,7 +65,8 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
             throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
           }
           const bytes = await readBytes(event, config.limits.bodyBytes);
-          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes };
+          // Expanded, a workbook's cells may hold no more text than it may inflate to.
+          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
           const { csvToRecords, xlsxToRecords, TableError } = await tables();
           let records: Record<string, unknown>[];
           try {

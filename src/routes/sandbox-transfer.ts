@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import { buildExportDocument } from '../engine/export-document.js';
-import { importDocument } from '../engine/import-document.js';
+import { importDocument, maxDocumentDepth } from '../engine/import-document.js';
 import { ApiError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
@@ -41,7 +41,7 @@ export function addSandboxTransferRoutes(app: H3, runtime: Runtime): void {
           const sandbox = sandboxOf(event);
           // Limits are read per request, so a config reload applies at once.
           const { limits } = runtime.config;
-          const document = await readJsonObject(event, Math.max(limits.bodyBytes, importBodyBytes));
+          const document = await readJsonObject(event, Math.max(limits.bodyBytes, importBodyBytes), maxDocumentDepth);
           const result = importDocument({ db, engine, limits }, document, { into: sandbox });
           if (!result.ok) {
             const [first] = result.problems;

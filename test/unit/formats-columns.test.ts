@@ -64,7 +64,7 @@ describe('flattenRecords', () => {
 describe('readHeader', () => {
   const read = (names: string[], maxColumns = 100) => {
     const problems = new ProblemList();
-    const paths = readHeader(names, maxColumns, problems);
+    const paths = readHeader(names, { maxColumns, maxDepth: 32 }, problems);
     return { paths, problems: problems.problems };
   };
 
@@ -87,9 +87,10 @@ describe('readHeader', () => {
 });
 
 describe('toRecord', () => {
+  const shape = { maxColumns: 100, maxDepth: 32 };
   const build = (names: string[], values: unknown[]) => {
     const problems = new ProblemList();
-    const record = toRecord(readHeader(names, 100, problems), values as never[], 7, problems);
+    const record = toRecord(readHeader(names, shape, problems), values as never[], 7, shape, problems);
     return { record, problems: problems.problems };
   };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { csvToRecords, recordsToCsv, TableError, type TableProblem } from '../../src/formats/tables.js';
 import { expected, samples } from '../helpers/format-samples.js';
 
-const limits = { maxRows: 1000, maxColumns: 100 };
+const limits = { maxRows: 1000, maxColumns: 100, maxDepth: 32 };
 const read = (text: string | Buffer, bounds = limits) => csvToRecords(typeof text === 'string' ? Buffer.from(text) : text, bounds);
 
 function problemsOf(text: string | Buffer, bounds = limits): TableProblem[] {
@@ -116,7 +116,7 @@ describe('CSV input', () => {
   });
 
   it('refuses more columns than allowed', () => {
-    expect(problemsOf('a,b,c\n1,2,3\n', { maxRows: 10, maxColumns: 2 })[0].message).toContain('at most 2');
+    expect(problemsOf('a,b,c\n1,2,3\n', { maxRows: 10, maxColumns: 2, maxDepth: 32 })[0].message).toContain('at most 2');
   });
 
   it('refuses bytes that are not UTF-8 instead of mangling them', () => {
@@ -125,12 +125,44 @@ describe('CSV input', () => {
 
   it('accepts exactly maxRows data rows and refuses one more', () => {
     const rows = (n: number) => `a\n${'1\n'.repeat(n)}`;
-    expect(read(rows(5), { maxRows: 5, maxColumns: 10 })).toHaveLength(5);
-    expect(problemsOf(rows(6), { maxRows: 5, maxColumns: 10 })).toEqual([{ row: 7, message: 'the table has more than 5 data rows' }]);
+    expect(read(rows(5), { maxRows: 5, maxColumns: 10, maxDepth: 32 })).toHaveLength(5);
+    expect(problemsOf(rows(6), { maxRows: 5, maxColumns: 10, maxDepth: 32 })).toEqual([{ row: 7, message: 'the table has more than 5 data rows' }]);
   });
 
   it('refuses 10^6 rows without parsing them all: a broken row far past the bound is never reached', () => {
     const text = `a,b\n${'1,x\n'.repeat(500_000)}2,"never closed\n${'3,y\n'.repeat(500_000)}`;
     expect(problemsOf(text)).toEqual([{ row: 1002, message: 'the table has more than 1000 data rows' }]);
   });
+
+  describe('nesting (the engine stores at most maxDepth levels; a deep cell is a located problem, never a stack overflow)', () => {
+    const deepArray = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+    it.each([33, 2_000, 5_000, 200_000])('refuses a JSON cell nesting %i levels, at its row and column', (levels) => {
+      expect(problemsOf(`name,data
+ok,1
+x,"${deepArray(levels)}"
+`)).toEqual([{ row: 3, column: 2, message: expect.stringContaining('nests too deep') }]);
+    });
+
+    it('counts the dotted column: a.b.c puts the cell at level 3', () => {
+      // The record is level 1, a and b are 2 and 3: a cell of 30 levels reaches 33.
+      expect(read(`a.b.c
+"${deepArray(29)}"
+`)).toHaveLength(1);
+      expect(problemsOf(`a.b.c
+"${deepArray(30)}"
+`)).toEqual([{ row: 2, column: 1, message: expect.stringContaining('nests too deep') }]);
+    });
+
+    it('refuses a header naming a field deeper than a record may nest', () => {
+      const name = Array.from({ length: 33 }, (_, i) => `k${i}`).join('.');
+      expect(read(`${name.split('.').slice(0, 32).join('.')}
+1
+`)).toHaveLength(1);
+      expect(problemsOf(`x,${name}
+1,2
+`)).toEqual([{ row: 1, column: 2, message: expect.stringContaining('33 levels deep') }]);
+    });
+  });
 });
+

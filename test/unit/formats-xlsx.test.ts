@@ -4,7 +4,7 @@ import { recordsToXlsx, TableError, xlsxToRecords, type TableProblem } from '../
 import { expected, samples } from '../helpers/format-samples.js';
 import { entry, rezip, zip } from '../helpers/zip-writer.js';
 
-const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 20_000_000 };
+const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 20_000_000, maxDepth: 32, maxExpandedText: 20_000_000 };
 const read = (bytes: Buffer, bounds = limits) => xlsxToRecords(bytes, bounds);
 
 async function problemsOf(bytes: Buffer, bounds = limits): Promise<TableProblem[]> {

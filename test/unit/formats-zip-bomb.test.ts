@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TableError, xlsxToRecords } from '../../src/formats/tables.js';
 import { countElements } from '../../src/formats/zip-guard.js';
+import { sharedStringWorkbook } from '../helpers/xlsx-files.js';
 import { entry, repeatedEntry, zip, type ZipEntry } from '../helpers/zip-writer.js';
 
 /**
@@ -9,7 +10,7 @@ import { entry, repeatedEntry, zip, type ZipEntry } from '../helpers/zip-writer.
  * few tens of megabytes while a file that inflates to 200 MB or holds 10^6 rows is refused.
  * This file runs in its own process, so earlier tests have not already raised the peak.
  */
-const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 50_000_000 };
+const limits = { maxRows: 1000, maxColumns: 100, maxUncompressedBytes: 50_000_000, maxDepth: 32, maxExpandedText: 50_000_000 };
 const megabyte = 1024 * 1024;
 const sheetStart = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
 const sheetEnd = '</sheetData></worksheet>';
@@ -107,5 +108,20 @@ describe('countElements', () => {
         expect(counts, `cut at ${cut} and ${second}`).toEqual({ row: 2, c: 3 });
       }
     }
+  });
+});
+
+describe('shared strings (issue 28, defect 3)', () => {
+  it('refuses one long shared string named by many cells before any cell becomes a value', async () => {
+    const bytes = await sharedStringWorkbook(512, 1_100_000);
+    const { message, growth } = await refusal(bytes, { ...limits, maxColumns: 512 });
+    expect(message).toBe('the cells hold more than 50000000 characters of text once shared strings are expanded (a string used by many cells counts once per cell)');
+    expect(growth).toBeLessThan(32);
+  });
+
+  it('counts each cell: exactly the bound passes, one character more does not', async () => {
+    // The header `a` is one character; 10 cells of 99 are 990.
+    await expect(xlsxToRecords(await sharedStringWorkbook(10, 99), { ...limits, maxExpandedText: 991 })).resolves.toHaveLength(10);
+    expect((await refusal(await sharedStringWorkbook(10, 99), { ...limits, maxExpandedText: 990 })).message).toContain('more than 990 characters');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { createListCompiler } from '../../src/db/list-sql.js';
-import { baseTotalsKey, createQueryTokenizer, createSearchIndex, maxPackedNumber, rowidRange, searchText, toMatchQuery } from '../../src/db/search-index.js';
+import { baseTotalsKey, createQueryTokenizer, createSearchIndex, customCidBase, maxPackedNumber, rowidRange, searchText, toMatchQuery } from '../../src/db/search-index.js';
 
 describe('search index', () => {
   const db = openDatabase(':memory:');
@@ -90,6 +90,27 @@ describe('search index', () => {
     expect(all(`SELECT rowid FROM search_base WHERE search_base MATCH '"e"*'`)).toEqual([{ rowid: (4 << 24) | 1 }]);
   });
 
+  it('rebuilds around records too deep for SQLite\'s JSON functions (stored by an older version), indexing their text in JS', () => {
+    // SQLite refuses JSON nested past 1,000 levels: json_tree over such a doc failed the whole rebuild.
+    // (posts search title and body, which is no string here; the custom collection every string)
+    const deep = (levels: number, leaf: string) => `{"title":"deep ${leaf}","body":${'['.repeat(levels)}"${leaf}body"${']'.repeat(levels)}}`;
+    const cid = customCidBase + 1;
+    sqlite
+      .prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (12, 2, 'local-d', 1, 1, ?), (12, 2, 'local-e', 1, 2, ?), (12, ?, 'local-f', 1, 3, ?)`)
+      .run(deep(5_000, 'alpha'), '{"title":"shallow","body":"b"}', cid, deep(2_000, 'gamma'));
+    index.reindexSandbox(12);
+    expect(termsOf(12, 2, 1)).toEqual({ alpha: 1, deep: 1 });
+    expect(termsOf(12, 2, 2)).toEqual({ b: 1, shallow: 1 });
+    expect(termsOf(12, cid, 3)).toEqual({ deep: 1, gamma: 1, gammabody: 1 });
+    // a whole rebuild (a search-field change, another config) too
+    sqlite.exec(`UPDATE meta SET value = 'changed' WHERE key = 'search_index'`);
+    createSearchIndex(sqlite, collections).ensureBuilt();
+    expect(termsOf(12, 2, 1)).toEqual({ alpha: 1, deep: 1 });
+    expect(termsOf(12, cid, 3)).toEqual({ deep: 1, gamma: 1, gammabody: 1 });
+    sqlite.exec('DELETE FROM overlay WHERE sid = 12');
+    index.forget(12);
+  });
+
   it('bounds one collection of the baseline with rowidRange', () => {
     const [lo, hi] = sqlite.prepare(`SELECT ${rowidRange.lo('0', ':cid')}, ${rowidRange.hi('0', ':cid')}`).raw().safeIntegers().get({ cid: 2 }) as bigint[];
     expect(lo).toBe(2n << 24n);
@@ -153,6 +174,12 @@ describe('search text and queries', () => {
     ['', undefined],
   ])('%j becomes %j', (text, query) => {
     expect(toMatchQuery(text)).toBe(query);
+  });
+
+  it('walks every string of a record nested 100,000 levels without recursing', () => {
+    let value: unknown = 'bottom';
+    for (let i = 0; i < 100_000; i++) value = i % 2 ? [value, 'x'] : { v: value };
+    expect(searchText(['*'], { id: 1, top: 'first', deep: value }).split(' ').slice(0, 2)).toEqual(['first', 'bottom']);
   });
 
   it('caps the number of terms', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coreCollections } from '../../src/collections/registry.js';
-import { createRecordValidator } from '../../src/engine/validate.js';
+import { customDefinition } from '../../src/engine/custom-collections.js';
+import { createRecordValidator, maxRecordDepth } from '../../src/engine/validate.js';
 
 const validatorOf = (name: string) => createRecordValidator(coreCollections.find((c) => c.name === name)!);
 const users = validatorOf('users');
@@ -43,4 +44,29 @@ describe('record validation', () => {
   it('checks created_at as a date-time', () => {
     expect(posts({ user_id: 1, title: 't', body: 'b', created_at: 'yesterday' })[0].path).toBe('/created_at');
   });
+
+  describe('nesting: one bound for every collection, whichever way the record came in', () => {
+    const custom = createRecordValidator(customDefinition('things'));
+    /** A value nesting `levels` levels (objects and arrays in turn); a scalar is 0 levels. */
+    const nested = (levels: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) value = i % 2 ? [value] : { v: value };
+      return value;
+    };
+
+    it('takes a record of exactly maxRecordDepth levels (the record itself is level 1)', () => {
+      expect(custom({ a: nested(maxRecordDepth - 1) })).toEqual([]);
+    });
+
+    it.each([maxRecordDepth, 2_000, 100_000])('refuses a field nesting %i levels, naming the field, without recursing', (levels) => {
+      expect(custom({ ok: 1, 'a/b': nested(levels) })).toEqual([{ path: '/a~1b', message: expect.stringContaining(`deeper than ${maxRecordDepth} levels`) }]);
+    });
+
+    it('holds for schema collections before their schema is checked', () => {
+      expect(users({ name: 'Ada', username: 'ada', email: 'ada@example.com', address: nested(5_000) as never })).toEqual([
+        { path: '/address', message: expect.stringContaining('deeper than') },
+      ]);
+    });
+  });
 });
+
