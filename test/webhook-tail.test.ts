@@ -75,6 +75,9 @@ describe('mockapi webhook tail', () => {
     await forwardTarget.waitFor(3);
     const first = forwardTarget.received[0];
     expect(first.headers['x-service-event']).toBe('post.created');
+    // As a delivery's: the body's id is the forward's delivery id, the event's rides along.
+    expect(JSON.parse(first.body)).toMatchObject({ id: first.headers['x-service-delivery'], event_id: events[0].id });
+    expect(first.headers['x-service-delivery']).toBe(forwards[0].delivery);
     const verified = new Stripe('sk_test_x').webhooks.constructEvent(first.body, first.headers['x-service-signature'] as string, secret);
     expect((verified as unknown as { data: unknown }).data).toEqual(post);
 

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { colors } from 'consola/utils';
 import { isSandboxId } from '../auth/identity.js';
-import { envelopeOf, fromEventId, type LoggedEvent } from '../engine/change-log.js';
+import { fromEventId, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns, parsePatternList } from '../engine/event-pattern.js';
 import { signatureFormats, type SignatureFormat } from '../engine/webhook-store.js';
 import { headersFor } from '../webhooks/dispatcher.js';
+import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
 import { generateSecret, standardKey } from '../webhooks/signature.js';
 import { log, openCommandDatabase, withDatabaseOptions, type DatabaseOptions } from './_database.js';
 
@@ -70,12 +70,12 @@ async function tail(options: TailOptions): Promise<void> {
     const url = options.forwardTo!;
     // In order, one at a time: a receiver sees the events as they were logged.
     forwarding = forwarding.then(async () => {
-      const delivery = `del_${randomUUID()}`;
+      const delivery = newDeliveryId();
       const started = Date.now();
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const body = envelopeOf(event);
+        const body = deliveryBody(delivery, event);
         const response = await fetch(url, {
           method: 'POST',
           headers: headersFor({ id: delivery, event: event.event, body, signature: options.signature, secret }),
