@@ -104,7 +104,7 @@ describe('mockapi webhook tail', () => {
   });
 
   it('refuses bad options with exit 2', async () => {
-    for (const args of [['--event', 'Bad!'], ['--since', 'yesterday'], ['--forward-to', 'ftp://x'], ['--signature', 'md5'], ['--sandbox', 'a b']]) {
+    for (const args of [['--event', 'Bad!'], ['--since', 'yesterday'], ['--since', 'evt_0000000000001'], ['--forward-to', 'ftp://x'], ['--signature', 'md5'], ['--sandbox', 'a b']]) {
       const run = await runCli(['webhook', 'tail', ...args]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

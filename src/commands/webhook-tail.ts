@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { colors } from 'consola/utils';
 import { isSandboxId } from '../auth/identity.js';
-import { fromEventId, type LoggedEvent } from '../engine/change-log.js';
+import { parseEventId, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns, parsePatternList } from '../engine/event-pattern.js';
 import { signatureFormats, type SignatureFormat } from '../engine/webhook-store.js';
 import { headersFor } from '../webhooks/dispatcher.js';
@@ -47,6 +47,9 @@ export function makeWebhookTailCommand(): Command {
     if (options.secret !== undefined && options.signature === 'standard' && !standardKey(options.secret)) {
       command.error('--secret must be whsec_<base64 key> for --signature standard', { exitCode: 2 });
     }
+    // An event id counts in its sandbox's log (only ids of older servers name a place in the whole log).
+    const since = options.since === undefined || options.since === 'all' ? undefined : parseEventId(options.since);
+    if (since && 'eseq' in since && options.sandbox === undefined) command.error('--since <event id> needs --sandbox, the sandbox of that event', { exitCode: 2 });
     await tail(options);
   });
 }
@@ -58,7 +61,8 @@ async function tail(options: TailOptions): Promise<void> {
   const secret = options.secret ?? generateSecret();
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
-  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : fromEventId(options.since)!;
+  const sid = options.sandbox === undefined ? 0 : engine.sandboxes.sidOf(options.sandbox);
+  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : engine.changes.locate(sid, options.since)!.after;
   let attemptCursor = engine.webhooks.lastAttempt();
   let forwarding = Promise.resolve();
 
@@ -198,7 +202,7 @@ function collectPatterns(value: string, previous: string[]): string[] {
 }
 
 function parseSince(value: string): string {
-  if (value !== 'all' && fromEventId(value) === undefined) throw new InvalidArgumentError('Expected an event id (evt_...) or "all".');
+  if (value !== 'all' && parseEventId(value) === undefined) throw new InvalidArgumentError('Expected an event id (evt_...) or "all".');
   return value;
 }
 
