@@ -15,3 +15,11 @@ export function writeStdout(text: string): Promise<void> {
     });
   });
 }
+
+/** For a command that writes to stdout until stopped (`webhook tail`): a reader closing the pipe ends it quietly. */
+export function exitWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+}

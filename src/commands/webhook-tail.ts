@@ -8,6 +8,7 @@ import { headersFor } from '../webhooks/dispatcher.js';
 import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
 import { generateSecret, standardKey } from '../webhooks/signature.js';
 import { log, openCommandDatabase, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import { exitWhenStdoutCloses } from './_stdout.js';
 
 interface TailOptions extends DatabaseOptions {
   sandbox?: string;
@@ -60,6 +61,7 @@ async function tail(options: TailOptions): Promise<void> {
   const wanted = (sandbox: string, event: string) => (options.sandbox === undefined || sandbox === options.sandbox) && matches(event);
   const secret = options.secret ?? generateSecret();
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  exitWhenStdoutCloses();
 
   const sid = options.sandbox === undefined ? 0 : engine.sandboxes.sidOf(options.sandbox);
   let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : engine.changes.locate(sid, options.since)!.after;
