@@ -62,6 +62,12 @@ describe('GraphQL input bounds', () => {
     expect(block.body.errors).toBeUndefined();
   });
 
+  it('refuses a document of more than 50,000 tokens while parsing', async () => {
+    const answer = await gql(`{ ${'__typename '.repeat(50_001)}}`);
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.body.errors[0]).toMatchObject({ extensions: { code: 'GRAPHQL_PARSE_FAILED' }, message: expect.stringContaining('50000 tokens') });
+  });
+
   it.runIf(process.platform === 'linux')('keeps no memory for queries with 1 MB of variables', async () => {
     const pid = server.proc.pid!;
     const client = fresh();
