@@ -83,4 +83,16 @@ describe('GraphQL input bounds', () => {
     const grown = rssBytes(pid) - before;
     expect(grown).toBeLessThan(40 * 1024 * 1024);
   });
+
+  it.runIf(process.platform === 'linux')('keeps a bounded amount of parsed queries, however many distinct ones arrive', { timeout: 120_000 }, async () => {
+    const pid = server.proc.pid!;
+    const client = fresh();
+    // 15 KB of query text, each parsed into about 2.5 MB of syntax tree.
+    const send = (i: number) => gql(`query Q${i} { posts(limit: 1) { data { ${'id '.repeat(5_000)}} } }`, undefined, client);
+    await send(-1);
+    const before = rssBytes(pid);
+    for (let i = 0; i < 150; i++) expect((await send(i)).status).toBeLessThan(500);
+    // Held, they would weigh 375 MB; the cache keeps about 45 MB, and the heap keeps room for the garbage of parsing.
+    expect(rssBytes(pid) - before).toBeLessThan(160 * 1024 * 1024);
+  });
 });
