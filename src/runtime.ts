@@ -35,9 +35,13 @@ export interface Runtime {
 export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
   const db = openDatabase(config.db);
   let engine: Engine;
+  let auth: Auth | undefined;
+  // A user may not take a persona's username or email: register refuses them, and so does every write of users.
+  const reserved = (collection: string, field: string, value: string) =>
+    collection === 'users' && auth?.accounts.personaTaken(field === 'username' ? value : '', field === 'email' ? value : '') ? 'a persona' : undefined;
   try {
     const collections = baselineCollections(db.sqlite, config.collections);
-    engine = createEngine({ db, collections, limits: config.limits });
+    engine = createEngine({ db, collections, limits: config.limits, reserved });
     loadBaseline(db, config.fixtures, collections, engine);
   } catch (error) {
     db.close();
@@ -55,7 +59,7 @@ export async function createRuntime(config: ResolvedConfig): Promise<Runtime> {
     startedAt: Date.now(),
     db,
     engine,
-    auth: createAuth(engine, config),
+    auth: (auth = createAuth(engine, config)),
     webhooks,
     streams,
     reloadBaseline: () => {

@@ -75,6 +75,9 @@ describe('mockapi webhook tail', () => {
     await forwardTarget.waitFor(3);
     const first = forwardTarget.received[0];
     expect(first.headers['x-service-event']).toBe('post.created');
+    // As a delivery's: the body's id is the forward's delivery id, the event's rides along.
+    expect(JSON.parse(first.body)).toMatchObject({ id: first.headers['x-service-delivery'], event_id: events[0].id });
+    expect(first.headers['x-service-delivery']).toBe(forwards[0].delivery);
     const verified = new Stripe('sk_test_x').webhooks.constructEvent(first.body, first.headers['x-service-signature'] as string, secret);
     expect((verified as unknown as { data: unknown }).data).toEqual(post);
 
@@ -101,7 +104,7 @@ describe('mockapi webhook tail', () => {
   });
 
   it('refuses bad options with exit 2', async () => {
-    for (const args of [['--event', 'Bad!'], ['--since', 'yesterday'], ['--forward-to', 'ftp://x'], ['--signature', 'md5'], ['--sandbox', 'a b']]) {
+    for (const args of [['--event', 'Bad!'], ['--since', 'yesterday'], ['--since', 'evt_0000000000001'], ['--forward-to', 'ftp://x'], ['--signature', 'md5'], ['--sandbox', 'a b']]) {
       const run = await runCli(['webhook', 'tail', ...args]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

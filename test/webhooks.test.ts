@@ -98,7 +98,9 @@ describe('webhook deliveries to a real receiver', () => {
       expect(request.headers['user-agent']).toBe('Service-Webhook-Dispatcher/1.0');
       expect(request.headers['x-service-event']).toBe('post.created');
       expect(request.headers['x-service-delivery']).toMatch(/^del_[0-9a-f-]{36}$/);
-      expect(JSON.parse(request.body)).toEqual({ id: events[0].id, event: 'post.created', timestamp: events[0].timestamp, data: post });
+      // The body's id is the delivery's (contract section 8, issue 28); the event's rides along.
+      const delivery = request.headers['x-service-delivery'];
+      expect(JSON.parse(request.body)).toEqual({ id: delivery, event_id: events[0].id, event: 'post.created', timestamp: events[0].timestamp, data: post });
     }
     const signatures = target.received.map((r) => r.headers['x-service-signature'] as string);
     const stripeRequest = target.received[signatures.findIndex((s) => s.startsWith('t='))];
@@ -167,6 +169,7 @@ describe('webhook deliveries to a real receiver', () => {
     expect(after.status).toBe('succeeded');
     expect(after.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([410, 200]);
     expect(target.received.map((r) => r.headers['x-service-delivery'])).toEqual([failed.id, failed.id]);
+    expect(target.bodies().map((b) => b.id)).toEqual([failed.id, failed.id]);
     expectProblem(await sandboxClient(server.api).post(`/webhooks/deliveries/${failed.id}/retry`), 404, 'NOT_FOUND');
 
     const ping = await client.post(`/webhooks/${hook.id}/ping`);
@@ -174,7 +177,7 @@ describe('webhook deliveries to a real receiver', () => {
     expect(ping.body).toMatchObject({ event: 'test.ping', status: 'pending' });
     await target.waitFor(3);
     expect(target.received[2].headers['x-service-event']).toBe('test.ping');
-    expect(JSON.parse(target.received[2].body)).toMatchObject({ event: 'test.ping', data: { webhook: hook.id } });
+    expect(JSON.parse(target.received[2].body)).toMatchObject({ id: ping.body.id, event_id: expect.stringMatching(/^evt_/), event: 'test.ping', data: { webhook: hook.id } });
     // pings are not changes: the log does not hold them
     expect((await client.get('/events?events=test.*')).body.data).toEqual([]);
   });

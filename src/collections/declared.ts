@@ -61,10 +61,11 @@ export interface DeclareOptions {
   /** Each declared name's stable collection number (engine/collection-numbers.ts). */
   numbers: ReadonlyMap<string, number>;
   /**
-   * The records of a fixture file, or undefined when it cannot be read yet (the baseline loader
-   * then reports it): without a `schema`, the fields that filters, `_sort` and `q` know come from them.
+   * The records of a fixture file (or of the baseline holding collection `cid`), or undefined when
+   * it cannot be read yet (the baseline loader then reports it): without a `schema`, the fields
+   * that filters, `_sort` and `q` know come from them.
    */
-  records?: (file: string) => unknown[] | undefined;
+  records?: (file: string, cid: number) => unknown[] | undefined;
 }
 
 /**
@@ -84,7 +85,7 @@ export function declareCollections(declared: Record<string, DeclaredCollection>,
     }
     const cid = options.numbers.get(name);
     if (cid === undefined) throw new DeclaredCollectionError(`${at}: has no collection number`);
-    own.push(toDefinition(name, collection, cid, options.records?.(collection.fixture)));
+    own.push(toDefinition(name, collection, cid, options.records?.(collection.fixture, cid)));
   }
   const all = [...core, ...own];
   const byName = new Map(all.map((c) => [c.name, c]));

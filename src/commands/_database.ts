@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createConsola, LogLevels } from 'consola';
-import { baselineCollections } from '../collections/baseline.js';
+import { baselineCollections, servedCollections } from '../collections/baseline.js';
 import { loadMockapiConfig, type ResolvedConfig } from '../config.js';
 import { openDatabase, type OpenDatabase } from '../db/open.js';
 import { isSandboxId } from '../auth/identity.js';
@@ -50,7 +50,8 @@ export function requireOneSelection(command: Command, options: { sandbox?: strin
 /**
  * Opens the database file a server may be using at the same time (WAL, busy_timeout) and builds
  * the engine over it. The baseline is loaded only into a file that has none: the one a file holds
- * is the one its server serves, and a command must not swap it under a running server.
+ * is the one its server serves, and a command must not swap it under a running server; so are its
+ * collections (a warning names a config that declares others).
  */
 export async function openCommandDatabase(
   options: DatabaseOptions,
@@ -64,7 +65,9 @@ export async function openCommandDatabase(
   const db = openDatabase(missing && memoryIfMissing ? ':memory:' : config.db);
   try {
     const hasBaseline = db.sqlite.prepare(`SELECT 1 FROM meta WHERE key = 'baseline_hash'`).get() !== undefined;
-    const collections = baselineCollections(db.sqlite, config.collections);
+    const served = hasBaseline ? servedCollections(db.sqlite, config) : { collections: baselineCollections(db.sqlite, config.collections) };
+    if (served.disagreement) log.warn(served.disagreement);
+    const { collections } = served;
     const engine = createEngine({ db, collections, limits: config.limits });
     if (!hasBaseline) loadBaseline(db, config.fixtures, collections, engine);
     return { config, db, engine, close: () => db.close() };

@@ -12,6 +12,7 @@ import {
   withSandboxSelection,
   type DatabaseOptions,
 } from './_database.js';
+import { writeStdout } from './_stdout.js';
 
 interface ExportOptions extends DatabaseOptions {
   sandbox?: string;
@@ -40,10 +41,7 @@ export function makeExportCommand(): Command {
     } finally {
       close();
     }
-    if (options.output === undefined) {
-      process.stdout.write(json);
-      return;
-    }
+    if (options.output === undefined) return writeStdout(json);
     try {
       writeFileSync(resolve(options.output), json);
     } catch (error) {

@@ -1,13 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { colors } from 'consola/utils';
 import { isSandboxId } from '../auth/identity.js';
-import { envelopeOf, fromEventId, type LoggedEvent } from '../engine/change-log.js';
+import { parseEventId, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns, parsePatternList } from '../engine/event-pattern.js';
 import { signatureFormats, type SignatureFormat } from '../engine/webhook-store.js';
 import { headersFor } from '../webhooks/dispatcher.js';
+import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
 import { generateSecret, standardKey } from '../webhooks/signature.js';
 import { log, openCommandDatabase, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import { exitWhenStdoutCloses } from './_stdout.js';
 
 interface TailOptions extends DatabaseOptions {
   sandbox?: string;
@@ -47,6 +48,9 @@ export function makeWebhookTailCommand(): Command {
     if (options.secret !== undefined && options.signature === 'standard' && !standardKey(options.secret)) {
       command.error('--secret must be whsec_<base64 key> for --signature standard', { exitCode: 2 });
     }
+    // An event id counts in its sandbox's log (only ids of older servers name a place in the whole log).
+    const since = options.since === undefined || options.since === 'all' ? undefined : parseEventId(options.since);
+    if (since && 'eseq' in since && options.sandbox === undefined) command.error('--since <event id> needs --sandbox, the sandbox of that event', { exitCode: 2 });
     await tail(options);
   });
 }
@@ -57,8 +61,10 @@ async function tail(options: TailOptions): Promise<void> {
   const wanted = (sandbox: string, event: string) => (options.sandbox === undefined || sandbox === options.sandbox) && matches(event);
   const secret = options.secret ?? generateSecret();
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  exitWhenStdoutCloses();
 
-  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : fromEventId(options.since)!;
+  const sid = options.sandbox === undefined ? 0 : engine.sandboxes.sidOf(options.sandbox);
+  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : engine.changes.locate(sid, options.since)!.after;
   let attemptCursor = engine.webhooks.lastAttempt();
   let forwarding = Promise.resolve();
 
@@ -70,12 +76,12 @@ async function tail(options: TailOptions): Promise<void> {
     const url = options.forwardTo!;
     // In order, one at a time: a receiver sees the events as they were logged.
     forwarding = forwarding.then(async () => {
-      const delivery = `del_${randomUUID()}`;
+      const delivery = newDeliveryId();
       const started = Date.now();
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const body = envelopeOf(event);
+        const body = deliveryBody(delivery, event);
         const response = await fetch(url, {
           method: 'POST',
           headers: headersFor({ id: delivery, event: event.event, body, signature: options.signature, secret }),
@@ -198,7 +204,7 @@ function collectPatterns(value: string, previous: string[]): string[] {
 }
 
 function parseSince(value: string): string {
-  if (value !== 'all' && fromEventId(value) === undefined) throw new InvalidArgumentError('Expected an event id (evt_...) or "all".');
+  if (value !== 'all' && parseEventId(value) === undefined) throw new InvalidArgumentError('Expected an event id (evt_...) or "all".');
   return value;
 }
 

@@ -180,10 +180,23 @@ function addHoldingColumns(db: Database): void {
   db.exec(`CREATE INDEX IF NOT EXISTS sandboxes_holding ON sandboxes (holds, last_active_at)`);
 }
 
+/**
+ * Event ids number each sandbox's own events (issue 28: one global counter told a sandbox how much
+ * the others wrote). The number lives on the sandbox's row so a reset's purge does not reuse one;
+ * a file made before starts each sandbox where its log stands.
+ */
+function addEventSeqColumn(db: Database): void {
+  const columns = (db.prepare(`PRAGMA table_info(sandboxes)`).all() as { name: string }[]).map((c) => c.name);
+  if (columns.includes('event_seq')) return;
+  db.exec(`ALTER TABLE sandboxes ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0`);
+  db.exec(`UPDATE sandboxes SET event_seq = coalesce((SELECT max(eseq) FROM events WHERE sid = sandboxes.sid), 0)`);
+}
+
 /** Creates the tables on a new file; checks the version on an existing one. */
 export function migrate(db: Database): void {
   db.exec(ddl);
   db.transaction(() => addHoldingColumns(db)).immediate();
+  db.transaction(() => addEventSeqColumn(db)).immediate();
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
   if (!row) {
     db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(schemaVersion));

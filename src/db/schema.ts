@@ -33,6 +33,8 @@ export const sandboxes = sqliteTable(
     holds: integer('holds').notNull().default(0),
     /** UTF-8 bytes of the record JSON it stores, overlay and snapshots (`limits.sandboxBytes`). */
     bytes: integer('bytes').notNull().default(0),
+    /** The number of its last logged event (`events.eseq`): event ids count per sandbox, and a reset does not reuse one. */
+    eventSeq: integer('event_seq').notNull().default(0),
   },
   // The TTL sweep reads by activity; eviction by activity among those holding data.
   (t) => [index('sandboxes_by_activity').on(t.lastActiveAt), index('sandboxes_holding').on(t.holds, t.lastActiveAt)],
@@ -224,9 +226,10 @@ export const searchDocs = sqliteTable(
 
 /**
  * The change log (contract section 15): one row per committed change of a sandbox, written in the
- * change's own transaction. `n` orders the whole log (never reused: AUTOINCREMENT), so event ids,
- * the dispatcher's cursor and `Last-Event-ID` stay valid across purges; `eseq` counts the
- * sandbox's own events, so trimming it to `limits.eventsPerSandbox` is one index range delete.
+ * change's own transaction. `n` orders the whole log (never reused: AUTOINCREMENT) for the
+ * dispatcher's and the streams' cursors; `eseq` numbers the sandbox's own events (from
+ * `sandboxes.event_seq`): event ids encode it, and trimming to `limits.eventsPerSandbox` is one
+ * index range delete.
  * `upto` bounds its bytes to `limits.sandboxBytes`, so the file stays bounded whatever the records weigh.
  */
 export const events = sqliteTable(

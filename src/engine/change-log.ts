@@ -2,8 +2,10 @@ import type { OpenDatabase } from '../db/open.js';
 
 /** One event of the log, as readers get it. `data` is the stored JSON text (never re-serialised). */
 export interface LoggedEvent {
-  /** Position in the whole log (all sandboxes); `id` encodes it. */
+  /** Position in the whole log (all sandboxes): internal, never shown to clients. */
   n: number;
+  /** The event's number in its sandbox's log; `id` encodes it. */
+  eseq: number;
   id: string;
   sid: number;
   /** The sandbox's client-visible id. */
@@ -24,18 +26,29 @@ const defaultLogBytes = 8 * 1024 * 1024;
 const pollMs = 200;
 
 const idPrefix = 'evt_';
-const idDigits = 12;
+const idDigits = 13;
+/** Ids before issue 28 had 12 digits and named a position in the whole log: a client may still hold one. */
+const legacyIdDigits = 12;
 
-/** `evt_` and the log position in base 36, zero-padded so that ids sort in log order as strings. */
-export function toEventId(n: number): string {
-  return idPrefix + n.toString(36).padStart(idDigits, '0');
+/**
+ * `evt_` and the event's number in its sandbox's log in base 36, zero-padded so that ids sort in
+ * log order as strings. Numbered per sandbox, an id tells nothing of what other sandboxes wrote
+ * (a global counter did: contract section 15).
+ */
+export function toEventId(eseq: number): string {
+  return idPrefix + eseq.toString(36).padStart(idDigits, '0');
 }
 
-/** The log position an event id names, or undefined for anything that is not one of ours. */
-export function fromEventId(id: string): number | undefined {
-  if (!id.startsWith(idPrefix) || id.length !== idPrefix.length + idDigits || !/^[0-9a-z]+$/.test(id.slice(idPrefix.length))) return undefined;
-  const n = parseInt(id.slice(idPrefix.length), 36);
-  return Number.isSafeInteger(n) ? n : undefined;
+/** What an event id names: an event's number in its sandbox's log, or (an older id) a position in the whole log. */
+export type EventRef = { eseq: number } | { n: number };
+
+/** The event an id names, or undefined for anything that is not one of ours. */
+export function parseEventId(id: string): EventRef | undefined {
+  const digits = id.slice(idPrefix.length);
+  if (!id.startsWith(idPrefix) || (digits.length !== idDigits && digits.length !== legacyIdDigits) || !/^[0-9a-z]+$/.test(digits)) return undefined;
+  const number = parseInt(digits, 36);
+  if (!Number.isSafeInteger(number)) return undefined;
+  return digits.length === idDigits ? { eseq: number } : { n: number };
 }
 
 /** The event's JSON envelope, `{id, event, timestamp, data}`, built around the stored data text. */
@@ -45,6 +58,7 @@ export function envelopeOf(event: Pick<LoggedEvent, 'id' | 'event' | 'timestamp'
 
 interface Row {
   n: number;
+  eseq: number;
   sid: number;
   sandbox: string;
   event: string;
@@ -54,7 +68,8 @@ interface Row {
 
 const toEvent = (row: Row): LoggedEvent => ({
   n: row.n,
-  id: toEventId(row.n),
+  eseq: row.eseq,
+  id: toEventId(row.eseq),
   sid: row.sid,
   sandbox: row.sandbox,
   event: row.event,
@@ -73,20 +88,25 @@ const toEvent = (row: Row): LoggedEvent => ({
  */
 export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: number; sandboxBytes?: number } = {}) {
   const { sqlite } = db;
+  // The sandbox's event number outlives a reset's purge, so an id is never given twice. A sandbox
+  // row that is new (or made again after expiry) starts at its first event's time in µs, after
+  // every number its earlier life gave (no log grows by 1,000 events a millisecond).
+  const nextEseq = sqlite.prepare(`UPDATE sandboxes SET event_seq = CASE WHEN event_seq = 0 THEN ? ELSE event_seq + 1 END WHERE sid = ? RETURNING event_seq`).pluck();
   const insert = sqlite.prepare(
-    `INSERT INTO events (sid, eseq, upto, event, at, data) VALUES (?,
-       coalesce((SELECT max(eseq) FROM events WHERE sid = ?), 0) + 1,
-       coalesce((SELECT upto FROM events WHERE sid = ? ORDER BY eseq DESC LIMIT 1), 0) + ?, ?, ?, ?) RETURNING eseq, upto`,
-  );
+    `INSERT INTO events (sid, eseq, upto, event, at, data) VALUES (?, ?,
+       coalesce((SELECT upto FROM events WHERE sid = ? ORDER BY eseq DESC LIMIT 1), 0) + ?, ?, ?, ?) RETURNING upto`,
+  ).pluck();
   const trim = sqlite.prepare(`DELETE FROM events WHERE sid = ? AND eseq <= ?`);
   // Bytes before the oldest event kept: `upto` less its own data.
   const oldestUpto = sqlite.prepare(`SELECT upto - length(CAST(data AS BLOB)) FROM events WHERE sid = ? ORDER BY eseq LIMIT 1`).pluck();
   const trimBytes = sqlite.prepare(`DELETE FROM events WHERE sid = ? AND eseq < ? AND upto - length(CAST(data AS BLOB)) < ?`);
   const purge = sqlite.prepare(`DELETE FROM events WHERE sid = ?`);
-  const select = `SELECT e.n, e.sid, s.key AS sandbox, e.event, e.at, e.data FROM events e JOIN sandboxes s ON s.sid = e.sid`;
+  const select = `SELECT e.n, e.eseq, e.sid, s.key AS sandbox, e.event, e.at, e.data FROM events e JOIN sandboxes s ON s.sid = e.sid`;
   const after = sqlite.prepare(`${select} WHERE e.n > ? ORDER BY e.n LIMIT (? + 0)`);
   const afterIn = sqlite.prepare(`${select} WHERE e.sid = ? AND e.n > ? ORDER BY e.eseq LIMIT (? + 0)`);
-  const names = sqlite.prepare(`SELECT n, event FROM events WHERE sid = ? ORDER BY eseq DESC`);
+  const names = sqlite.prepare(`SELECT n, eseq, event FROM events WHERE sid = ? ORDER BY eseq DESC`);
+  const upToEseq = sqlite.prepare(`SELECT coalesce(max(n), 0) AS after, coalesce(max(eseq = ?), 0) AS held FROM events WHERE sid = ? AND eseq <= ?`);
+  const holdsN = sqlite.prepare(`SELECT count(*) FROM events WHERE sid = ? AND n = ?`).pluck();
   const byN = sqlite.prepare(`${select} WHERE e.n IN (SELECT value FROM json_each(?)) ORDER BY e.n DESC`);
   const last = sqlite.prepare(`SELECT coalesce(max(n), 0) FROM events`).pluck();
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
@@ -113,7 +133,9 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
      */
     append(sid: number, event: string, data: unknown): void {
       const json = JSON.stringify(data) ?? 'null';
-      const { eseq, upto } = insert.get(sid, sid, sid, Buffer.byteLength(json), event, Date.now(), json) as { eseq: number; upto: number };
+      const at = Date.now();
+      const eseq = nextEseq.get(at * 1000, sid) as number;
+      const upto = insert.get(sid, eseq, sid, Buffer.byteLength(json), event, at, json) as number;
       const keep = limits.eventsPerSandbox ?? defaultEventsPerSandbox;
       if (eseq > keep) trim.run(sid, eseq - keep);
       // The newest event always stays, however large.
@@ -142,9 +164,22 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
       return sid ? (afterIn.all(sid, n, limit) as Row[]).map(toEvent) : [];
     },
 
-    /** Positions and names of the sandbox's events, newest first: at most `eventsPerSandbox`, so lists filter them here. */
-    names(sid: number): { n: number; event: string }[] {
-      return sid ? (names.all(sid) as { n: number; event: string }[]) : [];
+    /** Positions, numbers and names of the sandbox's events, newest first: at most `eventsPerSandbox`, so lists filter them here. */
+    names(sid: number): { n: number; eseq: number; event: string }[] {
+      return sid ? (names.all(sid) as { n: number; eseq: number; event: string }[]) : [];
+    },
+
+    /**
+     * Where an event id stands in the sandbox's log: `after`, the position its successors follow
+     * (0: before every event kept), and whether the log still `held`s that very event. Undefined
+     * for what is not an event id. An older id (a position in the whole log) still works.
+     */
+    locate(sid: number, id: string): { after: number; held: boolean } | undefined {
+      const ref = parseEventId(id);
+      if (!ref) return undefined;
+      if ('n' in ref) return { after: ref.n, held: sid > 0 && (holdsN.get(sid, ref.n) as number) > 0 };
+      const { after, held } = upToEseq.get(ref.eseq, sid, ref.eseq) as { after: number; held: number };
+      return { after, held: held === 1 };
     },
 
     /** The events at these positions, newest first. */

@@ -42,8 +42,13 @@ export interface StoreContext {
   changes: ChangeLog;
   /** Looks up another collection (foreign keys name them by name). */
   collection: (name: string) => CollectionDefinition | undefined;
+  /** Who outside the collection holds a unique field's value, if anyone: a record may not take it. */
+  reserved?: ReservedValues;
   emit: (event: ChangeEvent) => void;
 }
+
+/** `(collection, field, value)` → who holds the value outside the collection (`a persona`), or undefined. */
+export type ReservedValues = (collection: string, field: string, value: string) => string | undefined;
 
 /**
  * The overlay writes, prepared once per engine with the collection number bound like every other
@@ -116,6 +121,8 @@ export function createCollectionStore(definition: CollectionDefinition, context:
     for (const field of definition.unique) {
       const value = fields[field];
       if (typeof value !== 'string' || value === before?.[field]) continue;
+      const holder = context.reserved?.(definition.name, field, value);
+      if (holder) throw conflict(`${holder} already has this ${field}`, [{ path: `/${field}`, message: 'is already taken' }]);
       if (view.duplicate.get({ sid, cid, path: `$.${field}`, value, id }) !== undefined) {
         throw conflict(`another ${definition.singular} already has this ${field}`, [{ path: `/${field}`, message: 'is already taken' }]);
       }

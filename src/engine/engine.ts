@@ -2,7 +2,7 @@ import type { OpenDatabase } from '../db/open.js';
 import { prepareMergedView } from '../db/merged-view.js';
 import { createListCompiler } from '../db/list-sql.js';
 import type { CollectionDefinition } from './definition.js';
-import { createCollectionStore, type ChangeEvent, type CollectionStore } from './collection-store.js';
+import { createCollectionStore, type ChangeEvent, type CollectionStore, type ReservedValues } from './collection-store.js';
 import { createSandboxStore } from './sandbox-store.js';
 import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
@@ -18,6 +18,8 @@ export interface EngineOptions {
   db: OpenDatabase;
   collections: CollectionDefinition[];
   limits: { createdPerCollection: number; customCollections?: number; customRecords?: number; sandboxTtl?: number; maxSandboxes?: number; sandboxBytes?: number; activity?: number; eventsPerSandbox?: number };
+  /** Unique values held outside the collections (the personas' usernames and emails). */
+  reserved?: ReservedValues;
 }
 
 export type ChangeListener = (event: ChangeEvent) => void;
@@ -57,6 +59,7 @@ export function createEngine(options: EngineOptions) {
     limits: options.limits,
     changes,
     collection: (name: string) => byName.get(name),
+    reserved: options.reserved,
     emit: (event: ChangeEvent) => {
       sandboxChanged(event.sandbox);
       for (const listener of listeners) listener(event);

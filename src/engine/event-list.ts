@@ -1,6 +1,6 @@
 import { paginationOf } from './pagination.js';
 import { invalidCursor, invalidQuery } from '../errors.js';
-import { envelopeOf, fromEventId, type ChangeLog } from './change-log.js';
+import { envelopeOf, parseEventId, type ChangeLog, type EventRef } from './change-log.js';
 import { compilePatterns, parsePatternList } from './event-pattern.js';
 import type { Page } from './list-page.js';
 import { readInteger } from './list-query.js';
@@ -11,8 +11,8 @@ export interface EventListQuery {
   limit: number;
   cursor?: string;
   patterns: string[];
-  /** Only events after this log position (exclusive). */
-  since: number;
+  /** Only events after this one (exclusive): an event id, resolved in the sandbox's log. */
+  since?: string;
 }
 
 /** Reads `page`/`limit`/`cursor` (with the collections' aliases), `events` (alias `event`) and `since`. 400 for bad values. */
@@ -29,12 +29,11 @@ export function readPatterns(params: URLSearchParams): string[] {
   return patterns;
 }
 
-/** An event id (`evt_...`) to its log position; absent or empty is 0 (everything). */
-export function readSince(raw: string | null, parameter = 'since'): number {
-  if (raw === null || raw === '') return 0;
-  const n = fromEventId(raw);
-  if (n === undefined) throw invalidQuery(parameter, 'must be an event id (evt_...)');
-  return n;
+/** An event id (`evt_...`), checked; absent or empty is undefined (everything). */
+export function readSince(raw: string | null, parameter = 'since'): string | undefined {
+  if (raw === null || raw === '') return undefined;
+  if (!parseEventId(raw)) throw invalidQuery(parameter, 'must be an event id (evt_...)');
+  return raw;
 }
 
 /**
@@ -44,12 +43,13 @@ export function readSince(raw: string | null, parameter = 'since'): number {
  */
 export function listEvents(changes: ChangeLog, sid: number, query: EventListQuery): Page {
   const matches = compilePatterns(query.patterns);
-  const all = changes.names(sid).filter((row) => row.n > query.since && matches(row.event));
+  const since = query.since === undefined ? 0 : (changes.locate(sid, query.since)?.after ?? 0);
+  const all = changes.names(sid).filter((row) => row.n > since && matches(row.event));
   const { limit } = query;
   let start = (query.page - 1) * limit;
   if (query.cursor !== undefined) {
     const after = decodeEventCursor(query.cursor);
-    start = all.findIndex((row) => row.n < after);
+    start = all.findIndex((row) => ('eseq' in after ? row.eseq < after.eseq : row.n < after.n));
     if (start === -1) start = all.length;
   }
   const rows = all.slice(start, start + limit);
@@ -57,13 +57,14 @@ export function listEvents(changes: ChangeLog, sid: number, query: EventListQuer
   const last = rows.at(-1);
   return {
     json: `[${events.map(envelopeOf).join(',')}]`,
-    pagination: paginationOf(start, limit, all.length, { cursor: last && Buffer.from(`e:${last.n}`).toString('base64url') }),
+    pagination: paginationOf(start, limit, all.length, { cursor: last && Buffer.from(`s:${last.eseq}`).toString('base64url') }),
   };
 }
 
-function decodeEventCursor(cursor: string): number {
+/** A cursor names the previous page's last event by its number in the sandbox (`e:` cursors of older servers: by log position). */
+function decodeEventCursor(cursor: string): EventRef {
   const text = Buffer.from(cursor, 'base64url').toString();
-  const n = /^e:(\d{1,15})$/.exec(text)?.[1];
-  if (n === undefined) throw invalidCursor('is not a cursor of this list');
-  return Number(n);
+  const [, kind, digits] = /^([se]):(\d{1,16})$/.exec(text) ?? [];
+  if (digits === undefined || !Number.isSafeInteger(Number(digits))) throw invalidCursor('is not a cursor of this list');
+  return kind === 's' ? { eseq: Number(digits) } : { n: Number(digits) };
 }

@@ -37,6 +37,8 @@ export interface Delivery {
 
 /** A delivery to queue: the bytes and target fixed when the event happened. */
 export interface NewDelivery {
+  /** `del_<uuid>`: also the body's `id` (webhooks/delivery-body.ts). */
+  id: string;
   sid: number;
   webhookId: string;
   event: string;
@@ -273,7 +275,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     enqueue(deliveries: NewDelivery[], now = Date.now()): string[] {
       const ids: string[] = [];
       for (const d of deliveries) {
-        const id = `del_${randomUUID()}`;
+        const { id } = d;
         const n = insertDelivery.get(id, d.sid, d.webhookId, d.event, d.body, d.url, d.signature, d.secret, now, d.maxAttempts, now) as number;
         ids.push(id);
         // The body counts in the sandbox's bytes; past its bound, older finished deliveries make room.

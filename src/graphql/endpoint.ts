@@ -5,6 +5,7 @@ import { sandboxOf } from '../auth/identity.js';
 import type { Runtime } from '../runtime.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
+import { checkInput } from './input-bounds.js';
 import { createDocumentCache } from './prepared.js';
 import { buildGraphQLSchema } from './schema.js';
 
@@ -27,9 +28,12 @@ export function createGraphQLEndpoint(runtime: Runtime) {
   };
   const handle = createHandler<H3Event, undefined, GraphQLContext>({
     schema,
-    // Parsed and validated once per query text (depth, aliases and cost included, per variable
-    // set), refused before anything is read; graphql-http then executes (GET mutations: 405).
+    // Nesting checked first (input-bounds.ts), then parsed and validated once per query text
+    // (depth, aliases and cost included, per `limit` values), refused before anything is read;
+    // graphql-http then executes (GET mutations: 405).
     onSubscribe: (req, params) => {
+      const refused = checkInput(params.query, params.variables);
+      if (refused) return refused;
       const prepared = prepare(params.query, params.variables);
       if ('errors' in prepared) return prepared.errors;
       return { schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue: contextOf(req.raw) };

@@ -24,6 +24,13 @@ const defaultPage = 10;
 const relationGuess = 20;
 const maxLimit = 100;
 
+/** The `limit` arguments whose value the cost estimate reads. */
+export const limitArguments = ['limit', '_limit'];
+
+/** A `limit` value as the cost estimate counts it (1-100), or undefined when it is not a number (variable coercion refuses it later). */
+export const limitValue = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? Math.min(Math.max(1, value), maxLimit) : undefined;
+
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
 export function createLimitRule(variables: Variables): ValidationRule {
@@ -34,12 +41,10 @@ export function createLimitRule(variables: Variables): ValidationRule {
       const state = { tooDeep: false, aliases: 0, selections: 0 };
 
       const limitOf = (field: FieldNode): number | undefined => {
-        for (const name of ['limit', '_limit']) {
+        for (const name of limitArguments) {
           const value = field.arguments?.find((a) => a.name.value === name)?.value;
-          let n: number | undefined;
-          if (value?.kind === Kind.INT) n = Number(value.value);
-          else if (value?.kind === Kind.VARIABLE) n = Number(variables?.[value.name.value]);
-          if (n !== undefined && Number.isFinite(n)) return Math.min(Math.max(1, n), maxLimit);
+          const n = value?.kind === Kind.INT ? limitValue(Number(value.value)) : value?.kind === Kind.VARIABLE ? limitValue(variables?.[value.name.value]) : undefined;
+          if (n !== undefined) return n;
         }
         return undefined;
       };

@@ -1,6 +1,6 @@
 import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
-import { envelopeOf, fromEventId, type LoggedEvent } from '../engine/change-log.js';
+import { envelopeOf, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import { listEvents, parseEventListQuery, readPatterns, readSince } from '../engine/event-list.js';
 import type { LiveStream } from '../live/stream-hub.js';
@@ -46,7 +46,7 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
     // HEAD gets the headers only: no stream is opened for a body nobody will read.
     if (event.req.method === 'HEAD') return new Response(null, { headers });
     const header = event.req.headers.get('last-event-id');
-    let since = header !== null ? (fromEventId(header.trim()) ?? 0) : readSince(params.get('since'));
+    const sinceId = header !== null ? header.trim() : readSince(params.get('since'));
 
     const encoder = new TextEncoder();
     let stop = () => {};
@@ -76,8 +76,8 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
         write(`retry: 2000\n: connected to the event stream of sandbox ${sandbox}\n\n`);
         // Replay and registration happen in one tick: nothing is logged between them.
         const sid = engine.sandboxes.sidOf(sandbox);
-        const names = engine.changes.names(sid);
-        if (since > 0 && !names.some((row) => row.n === since)) since = 0;
+        const at = sinceId === undefined ? undefined : engine.changes.locate(sid, sinceId);
+        const since = at?.held ? at.after : 0;
         const stream: LiveStream = {
           sandbox,
           matches,

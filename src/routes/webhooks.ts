@@ -2,10 +2,10 @@ import { paginationOf } from '../engine/pagination.js';
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { randomUUID } from 'node:crypto';
 import { sandboxOf } from '../auth/identity.js';
-import { envelopeOf } from '../engine/change-log.js';
 import { notFound } from '../errors.js';
 import { readInteger } from '../engine/list-query.js';
 import type { Runtime } from '../runtime.js';
+import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
 import { checkSubscription } from '../webhooks/subscription-input.js';
 import { readWebhookSettings } from '../webhooks/webhook-config.js';
 import { readJsonObject } from './_body.js';
@@ -80,14 +80,15 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
           const hook = subscription(event);
           const [id] = engine.sandboxes.write(() => {
             const sid = engine.sandboxes.ensureRow(sandbox);
-            const body = envelopeOf({
+            const id = newDeliveryId();
+            const body = deliveryBody(id, {
               id: `evt_ping_${randomUUID()}`,
               event: 'test.ping',
               timestamp: new Date().toISOString(),
               data: JSON.stringify({ webhook: hook.id, sandbox }),
             });
             const { url, signature, secret } = hook;
-            return store.enqueue([{ sid, webhookId: hook.id, event: 'test.ping', body, url, signature, secret, maxAttempts: settings().attempts }]);
+            return store.enqueue([{ id, sid, webhookId: hook.id, event: 'test.ping', body, url, signature, secret, maxAttempts: settings().attempts }]);
           });
           runtime.webhooks.kick();
           return store.delivery(sandbox, id);

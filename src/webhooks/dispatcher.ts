@@ -1,8 +1,8 @@
 import type { LoggedEvent } from '../engine/change-log.js';
-import { envelopeOf } from '../engine/change-log.js';
 import { compilePatterns } from '../engine/event-pattern.js';
 import type { Engine } from '../engine/engine.js';
 import type { AttemptRecord, DeliveryJob, DispatchedSubscription, NewDelivery } from '../engine/webhook-store.js';
+import { deliveryBody, newDeliveryId } from './delivery-body.js';
 import { hostAllowed } from './subscription-input.js';
 import { signatureHeaders } from './signature.js';
 import { postJson, socketsPerHost } from './post.js';
@@ -260,20 +260,23 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
  */
 function deliveriesFor(row: LoggedEvent, own: DispatchedSubscription[], settings: WebhookSettings): NewDelivery[] {
   if (!own.length && !settings.subscriptions.length) return [];
-  const body = envelopeOf(row);
   const targets: (DispatchedSubscription | ConfigSubscription)[] = [...own.filter((s) => row.n > s.afterN), ...settings.subscriptions];
   return targets
     .filter((s) => compiled(s.events)(row.event))
-    .map((s) => ({
-      sid: row.sid,
-      webhookId: s.id,
-      event: row.event,
-      body,
-      url: s.url,
-      signature: s.signature,
-      secret: s.secret,
-      maxAttempts: settings.attempts,
-    }));
+    .map((s) => {
+      const id = newDeliveryId();
+      return {
+        id,
+        sid: row.sid,
+        webhookId: s.id,
+        event: row.event,
+        body: deliveryBody(id, row),
+        url: s.url,
+        signature: s.signature,
+        secret: s.secret,
+        maxAttempts: settings.attempts,
+      };
+    });
 }
 
 const compiledCache = new Map<string, (name: string) => boolean>();
