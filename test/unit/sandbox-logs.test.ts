@@ -19,7 +19,8 @@ function setup(sandboxBytes: number) {
   const sid = sandboxes.write(() => sandboxes.ensureRow('s'));
   const hook = webhooks.create('s', { url: 'http://127.0.0.1:9/h', events: ['*'], secret: 'x', signature: 'sha256' });
   const column = (sql: string) => db.sqlite.prepare(sql).pluck().all(sid);
-  const deliver = (body: string) => sandboxes.write(() => webhooks.enqueue([{ sid, webhookId: hook.id, event: 'e', body, url: hook.url, signature: 'sha256', secret: null, maxAttempts: 1 }])[0]!);
+  let deliveries = 0;
+  const deliver = (body: string) => sandboxes.write(() => webhooks.enqueue([{ id: `del_${++deliveries}`, sid, webhookId: hook.id, event: 'e', body, url: hook.url, signature: 'sha256', secret: null, maxAttempts: 1 }])[0]!);
   const finish = (id: string) =>
     webhooks.recordAttempts([{ job: { id, sid } as never, attempt: { at: Date.now(), statusCode: 200, durationMs: 1, error: null }, next: { status: 'succeeded' } }]);
   const mail = (to: string) => sandboxes.write(() => auth.addMessage(sid, noAccountMessage(to)));
