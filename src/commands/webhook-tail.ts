@@ -58,7 +58,10 @@ async function tail(options: TailOptions): Promise<void> {
   const secret = options.secret ?? generateSecret();
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
-  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : fromEventId(options.since)!;
+  // From the process's start, not from the first read: an event logged while the command was still
+  // loading (a test writes right after spawning the tail) is shown too.
+  const startedAt = Math.floor(performance.timeOrigin);
+  let eventCursor = options.since === undefined ? engine.changes.lastBefore(startedAt) : options.since === 'all' ? 0 : fromEventId(options.since)!;
   let attemptCursor = engine.webhooks.lastAttempt();
   let forwarding = Promise.resolve();
 
