@@ -81,7 +81,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 describe('npm pack', () => {
   it('ships the CLI, its build, fixtures, schemas, templates, README and LICENSE; no maps, sources or tests', () => {
     const files = packed.files.map((file) => file.path).sort();
-    for (const needed of ['LICENSE', 'README.md', 'package.json', 'bin/mockapi.mjs', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/playwright.cjs', 'dist/playwright.d.cts', 'fixtures/users.json', 'schemas/mockapi-export.schema.json', 'templates/mockapi.config.ts', 'templates/e2e-setup.mjs', 'mockapi.config.example.ts', 'examples/invoices.json']) {
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'bin/mockapi.mjs', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/playwright.cjs', 'dist/playwright.d.cts', 'dist/graphiql/graphiql.min.js', 'dist/graphiql/LICENSES.txt', 'fixtures/users.json', 'schemas/mockapi-export.schema.json', 'templates/mockapi.config.ts', 'templates/e2e-setup.mjs', 'mockapi.config.example.ts', 'examples/invoices.json']) {
       expect(files).toContain(needed);
     }
     // Maps would point at src/*.ts, which is not shipped.
