@@ -1,4 +1,4 @@
-// Every key of mockapi's config (contract section 2), set to its default. Every key is optional,
+// Every key of mockapi's config, set to its default (README: "Configuration"). Every key is optional,
 // and the flags of `mockapi serve` win over this file. Copy it to `mockapi.config.ts` to start.
 import { defineConfig } from 'mockapi-sandbox';
 
@@ -41,6 +41,9 @@ export default defineConfig({
     required: false,
     // Leeway on a token's exp, iat and nbf: seconds or a duration.
     clockTolerance: 0,
+    // The page the password-reset mail links to, with ?token=<token> added: your front-end's own
+    // ('http://localhost:5173/reset-password'), or a path on mockapi; the default is its own small form.
+    resetUrl: '/reset-password',
     // Personas to add or change beside admin, editor and viewer, keyed by username:
     // personas: { support: { email: 'support@mockapi.local', name: 'Support', password: 'secret', role: 'viewer', scopes: ['posts:write'] } },
     personas: {},
@@ -66,14 +69,6 @@ export default defineConfig({
     sandboxBytes: 8 * 1024 * 1024,
     // Events kept in each sandbox's event log (GET /events, the stream's replay).
     eventsPerSandbox: 1000,
-    // Telemetry events kept per sandbox.
-    telemetryPerSandbox: 10_000,
-    // Largest uploaded file in bytes (10 MiB).
-    fileBytes: 10 * 1024 * 1024,
-    // Bytes of files a sandbox may hold (50 MiB).
-    sandboxFileBytes: 50 * 1024 * 1024,
-    // Files a sandbox may hold.
-    filesPerSandbox: 100,
   },
   webhooks: {
     // Time a receiver has to answer one delivery attempt.

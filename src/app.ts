@@ -6,6 +6,7 @@ import { addCollectionRoutes } from './routes/collections.js';
 import { addCustomCollectionRoutes } from './routes/custom-collections.js';
 import { addCustomCollectionFileRoutes } from './routes/custom-collection-files.js';
 import { addHealthRoute } from './routes/health.js';
+import { addResetPageRoute } from './routes/reset-page.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
 import { activityHooks } from './routes/sandbox-info.js';
 import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
@@ -33,6 +34,7 @@ export function createApp(runtime: Runtime): H3 {
   // The config's custom routes (contract section 19), matched before the generated ones.
   app.use(customRoutes(runtime));
   addHealthRoute(app, runtime);
+  addResetPageRoute(app);
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);

@@ -64,7 +64,7 @@ export const defaults = {
     sandboxFileBytes: 50 * 1024 * 1024,
     filesPerSandbox: 100,
   },
-  auth: { password: 'password', accessTtl: '15m', refreshTtl: '7d', clockTolerance: 0 },
+  auth: { password: 'password', accessTtl: '15m', refreshTtl: '7d', clockTolerance: 0, resetUrl: '/reset-password' },
   webhooks: { timeoutMs: 5000, attempts: 3, backoffMs: 1000 },
   cors: { origins: '*' },
 } as const;
@@ -223,6 +223,7 @@ function resolveFrom(file: MockapiConfig, flags: ConfigFlags, baseDir: string, s
       refreshTtl: seconds(auth.refreshTtl),
       required: flags.authRequired ?? auth.required ?? false,
       clockTolerance: seconds(auth.clockTolerance),
+      resetUrl: auth.resetUrl,
       personas: auth.personas ?? {},
     },
     limits: { ...limits, sandboxTtl: seconds(limits.sandboxTtl) },

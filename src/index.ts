@@ -23,4 +23,4 @@ export type {
   Comment,
   Todo,
 } from './custom-routes/types.js';
-export { createMockServer, type MockServer, type MockServerOptions, type MockSandbox, type SandboxExport, type SandboxResetAnswer } from './mock-server.js';
+export { createMockServer, type MockServer, type MockServerOptions, type MockapiOptions, type MockSandbox, type SandboxExport, type SandboxResetAnswer } from './mock-server.js';

@@ -25,6 +25,14 @@ export interface MockServerOptions {
   config?: MockapiConfig | string;
 }
 
+/**
+ * The option of the Playwright fixture (`mockapi-sandbox/playwright`): the server each worker
+ * starts. Type the config with it: `defineConfig<MockapiOptions>({ use: { mockapiOptions: {...} } })`.
+ */
+export interface MockapiOptions {
+  mockapiOptions: MockServerOptions;
+}
+
 export interface MockServer {
   /** The server root, no trailing slash: `http://127.0.0.1:43567`. The API is under `${url}/api/v1`. */
   url: string;

@@ -2,7 +2,9 @@
 // dependency), so the package's main entry loads without it.
 import { test as base, expect } from '@playwright/test';
 import { identityCookie } from './auth/identity.js';
-import { bindSandbox, createMockServer, type MockSandbox, type MockServerOptions } from './mock-server.js';
+import { bindSandbox, createMockServer, type MockapiOptions, type MockSandbox } from './mock-server.js';
+
+export type { MockapiOptions, MockServerOptions } from './mock-server.js';
 
 /** What a test sees of its mock API: where it is and which sandbox is the test's own. */
 export interface MockapiFixture {
@@ -20,9 +22,8 @@ export interface MockapiTestFixtures {
   mockapi: MockapiFixture;
 }
 
-export interface MockapiWorkerFixtures {
-  /** Options of the server each worker starts (`use: { mockapiOptions: {...} }`); unused when `MOCKAPI_URL` is set. */
-  mockapiOptions: MockServerOptions;
+/** `mockapiOptions`: the server each worker starts (`use: { mockapiOptions: {...} }`); unused when `MOCKAPI_URL` is set. */
+export interface MockapiWorkerFixtures extends MockapiOptions {
   /** The root URL of this worker's server (or `MOCKAPI_URL`). */
   mockapiServerUrl: string;
 }

@@ -407,7 +407,7 @@ describe('a change of the collections key under --watch', () => {
     await eventually('the error line', () => /receipts\.json/.test(server.stderr()));
     const lines = server.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: .*receipts\.json record 0: "id" must be an integer/);
+    expect(lines[0]).toMatch(/^mockapi: config not reloaded, keeping the last good one: .*receipts\.json record #1 \(index 0\): "id" must be an integer/);
     expect(ids(await client.get('/invoices?limit=2'))).toEqual([1, 2]);
     expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
     expect(ids(await client.get('/invoices?q=INV-003'))).toEqual([3]);
@@ -443,11 +443,11 @@ describe('config errors of declared collections', () => {
 
   it('names the fixture file and the record of a bad fixture', async () => {
     const badId = [...invoices.slice(0, 2), { ...invoices[2], id: 'three' }];
-    expect(await serveFails(declared(), { 'invoices.json': badId })).toMatch(/invoices\.json record 2: "id" must be an integer/);
+    expect(await serveFails(declared(), { 'invoices.json': badId })).toMatch(/invoices\.json record #3 \(index 2\): "id" must be an integer/);
     const badAmount = [invoices[0], { ...invoices[1], amount: 'lots' }];
-    expect(await serveFails(declared(), { 'invoices.json': badAmount })).toMatch(/invoices\.json record 1 \(id 2\): \/amount must be number/);
+    expect(await serveFails(declared(), { 'invoices.json': badAmount })).toMatch(/invoices\.json record #2 \(index 1, id 2\): \/amount must be number/);
     const noUser = [{ ...invoices[0], user_id: 999 }];
-    expect(await serveFails(declared(), { 'invoices.json': noUser })).toMatch(/invoices\.json id 1: user_id 999 names no record of users/);
+    expect(await serveFails(declared(), { 'invoices.json': noUser })).toMatch(/invoices\.json record #1 \(index 0, id 1\): user_id 999 names no record of users/);
     expect(await serveFails(declared({ fixture: './missing.json' }))).toMatch(/missing\.json: fixture file of collection invoices not found/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot, sandboxClient, startServer } from './helpers/server.js';
@@ -62,6 +62,42 @@ describe('loading fixtures', () => {
       expect(broken.stderr).toContain('users.json');
       expect(broken.stderr).toContain('/email');
       expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a broken record by its place counted from 1 and its id, a dangling foreign key by file, record and key, and warns of a folder with no collection file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mockapi-fixtures-'));
+    const serve = () => spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', ':memory:'], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    try {
+      cpSync(join(repoRoot, 'fixtures'), join(dir, 'fixtures'), { recursive: true, filter: (src) => !src.endsWith('.mjs') });
+      writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify({ fixtures: './fixtures' }));
+      const todos = JSON.parse(readFileSync(join(dir, 'fixtures/todos.json'), 'utf8'));
+      writeFileSync(join(dir, 'fixtures/todos.json'), JSON.stringify([todos[0], { ...todos[1], completed: 'yes' }, ...todos.slice(2)]));
+      const invalid = serve();
+      expect(invalid.status).toBe(1);
+      expect(invalid.stderr.trim()).toMatch(new RegExp(`todos\\.json record #2 \\(index 1, id ${todos[1].id}\\): /completed `));
+      writeFileSync(join(dir, 'fixtures/todos.json'), JSON.stringify(todos));
+
+      const posts = JSON.parse(readFileSync(join(dir, 'fixtures/posts.json'), 'utf8'));
+      posts[3].user_id = 999;
+      writeFileSync(join(dir, 'fixtures/posts.json'), JSON.stringify(posts));
+      const dangling = serve();
+      expect(dangling.status).toBe(1);
+      expect(dangling.stderr.trim()).toBe(`mockapi: ${join(dir, 'fixtures/posts.json')} record #4 (index 3, id ${posts[3].id}): user_id 999 names no record of users`);
+
+      // A folder without any <collection>.json (a typo'd file name, the wrong folder): it serves, empty, and says so.
+      mkdirSync(join(dir, 'empty'));
+      writeFileSync(join(dir, 'empty/user.json'), '[]');
+      writeFileSync(join(dir, 'empty.config.json'), JSON.stringify({ fixtures: './empty' }));
+      const empty = await startServer({ cwd: dir, args: ['--config', join(dir, 'empty.config.json')] });
+      try {
+        expect((await sandboxClient(empty.api).get('/users')).body.data).toEqual([]);
+        expect(empty.stderr()).toContain(`${join(dir, 'empty')} holds no collection file (users.json, posts.json, comments.json, todos.json): they start empty`);
+      } finally {
+        await empty.cleanup();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -246,6 +246,16 @@ describe('against the file a running server uses', () => {
     writeFileSync(source, JSON.stringify({ format: 'mockapi-export', version: 1, exportedAt: 'now', sandboxes: [] }));
     expectOneLineError(await run(['import', source, '--dry-run', '--db', server.db]), 1);
   });
+
+  it('a failed import into a file that did not exist leaves no file behind; an existing file stays', async () => {
+    const source = file('invalid-fresh.json');
+    writeFileSync(source, JSON.stringify({ format: 'mockapi-export', version: 1, exportedAt: 'now', sandboxes: [] }));
+    const fresh = file('fresh.db');
+    expectOneLineError(await run(['import', source, '--db', fresh]), 1);
+    for (const suffix of ['', '-wal', '-shm']) expect(existsSync(`${fresh}${suffix}`), `${fresh}${suffix}`).toBe(false);
+    expectOneLineError(await run(['import', source, '--db', server.db]), 1);
+    expect(existsSync(server.db)).toBe(true);
+  });
 });
 
 describe('failures exit 1, bad usage 2, each in one line', () => {

@@ -166,7 +166,7 @@ describe('serve --watch: fixtures', () => {
     await eventually('a second error line', () => errorLines(server).length >= 2);
     await settle();
     expect(errorLines(server)).toHaveLength(2);
-    expect(errorLines(server)[1]).toMatch(/users\.json record 2 \(id 3\): .*email/);
+    expect(errorLines(server)[1]).toMatch(/users\.json record #3 \(index 2, id 3\): .*email/);
     expect((await client.get('/users/3')).body.name).toBe(JSON.parse(good)[2].name);
     expect((await client.get('/users?limit=30')).body).toEqual(beforeList);
 
@@ -177,7 +177,7 @@ describe('serve --watch: fixtures', () => {
     posts[0].user_id = 9999;
     writeFileSync(join(project.fixtures, 'posts.json'), JSON.stringify(posts));
     await eventually('a third error line', () => errorLines(server).length >= 3);
-    expect(errorLines(server)[2]).toMatch(/posts\.json id 1: user_id 9999/);
+    expect(errorLines(server)[2]).toMatch(/posts\.json record #1 \(index 0, id 1\): user_id 9999/);
     expect((await client.get('/posts/1')).body.user_id).toBe(userOfFirstPost);
 
     posts[0].user_id = 1;

@@ -103,6 +103,27 @@ describe('mockapi webhook tail', () => {
     expect(await tail.stop('SIGINT')).toBe(0);
   });
 
+  it('prints an event written right after it starts, while it is still loading, and none written before', async () => {
+    const server = await servers.serve({});
+    const client = sandboxClient(server.api);
+    await create(client, 'todos', { user_id: 1, title: 'before the tail' });
+    // No waiting for "tailing": the event lands while the command is still loading its modules.
+    const proc = spawn(process.execPath, [cliPath, 'webhook', 'tail', '--json', '--db', server.db], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk) => (stdout += chunk));
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    await new Promise((done) => proc.once('spawn', done));
+    await create(client, 'todos', { user_id: 1, title: 'right after the start' });
+    expect(stderr).not.toMatch(/tailing/);
+    const events = await eventually(async () => (/tailing/.test(stderr) && stdout ? stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)) : undefined));
+    await new Promise((done) => setTimeout(done, 300));
+    expect(events.map((event: { data: { title: string } }) => event.data.title)).toEqual(['right after the start']);
+  });
+
   it('refuses bad options with exit 2', async () => {
     for (const args of [['--event', 'Bad!'], ['--since', 'yesterday'], ['--since', 'evt_0000000000001'], ['--forward-to', 'ftp://x'], ['--signature', 'md5'], ['--sandbox', 'a b']]) {
       const run = await runCli(['webhook', 'tail', ...args]);

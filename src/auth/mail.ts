@@ -26,9 +26,11 @@ const template = readFileSync(new URL('../../templates/reset-password.html', imp
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** The password-reset message: a single-use token and a link ending in `?token=<token>`. */
-export function resetMessage(to: string, name: string, token: string, origin: string): MailMessage {
-  const link = `${origin}/reset-password?token=${encodeURIComponent(token)}`;
+/** The password-reset message: a single-use token and a link to `page` ending in `token=<token>`. */
+export function resetMessage(to: string, name: string, token: string, page: URL): MailMessage {
+  const url = new URL(page);
+  url.searchParams.set('token', token);
+  const link = url.href;
   const values: Record<string, string> = { name, email: to, link, token };
   return {
     id: `msg_${randomUUID()}`,

@@ -18,6 +18,8 @@ export interface CommandDatabase {
   config: ResolvedConfig;
   db: OpenDatabase;
   engine: Engine;
+  /** The file did not exist before this command opened it. */
+  created: boolean;
   close(): void;
 }
 
@@ -70,7 +72,7 @@ export async function openCommandDatabase(
     const { collections } = served;
     const engine = createEngine({ db, collections, limits: config.limits });
     if (!hasBaseline) loadBaseline(db, config.fixtures, collections, engine);
-    return { config, db, engine, close: () => db.close() };
+    return { config, db, engine, created: missing && !memoryIfMissing, close: () => db.close() };
   } catch (error) {
     db.close();
     throw error;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Command } from 'commander';
 import type { FieldProblem } from '../errors.js';
 import { maxProblems } from '../engine/check-export-document.js';
@@ -18,7 +18,8 @@ export function makeImportCommand(): Command {
   withDatabaseOptions(command);
   return command.action(async (file: string, options: ImportOptions) => {
     const document = readDocument(file);
-    const { db, engine, config, close } = await openCommandDatabase(options, { memoryIfMissing: options.dryRun });
+    const { db, engine, config, close, created } = await openCommandDatabase(options, { memoryIfMissing: options.dryRun });
+    let imported = false;
     try {
       const progress = createProgress('importing');
       const result = importDocument({ db, engine, limits: config.limits }, document, { dryRun: options.dryRun, onProgress: progress.update });
@@ -27,8 +28,11 @@ export function makeImportCommand(): Command {
       const count = sandboxCount(result.sandboxes.length);
       if (options.dryRun) log.success(`${file} is valid: importing it would replace ${count} (dry run, nothing written)`);
       else log.success(`imported ${count}`);
+      imported = true;
     } finally {
       close();
+      // Nothing was imported: a file this command made (the baseline alone, ~0.5 MB) goes too.
+      if (created && !imported) for (const suffix of ['', '-wal', '-shm']) rmSync(`${config.db}${suffix}`, { force: true });
     }
   });
 }

@@ -5,6 +5,7 @@ import { colors } from 'consola/utils';
 import { listen, type Listener } from 'listhen';
 import { loadMockapiConfig, type ConfigFlags } from '../config.js';
 import { createRuntime } from '../runtime.js';
+import { noFixtureWarning } from '../engine/baseline.js';
 import { liveRuntime, type LiveRuntime } from './_live-runtime.js';
 import { watchRuntime, type RuntimeWatcher } from './_watch.js';
 import { parseLatency } from '../simulate/latency.js';
@@ -69,6 +70,8 @@ async function serve(options: ServeOptions): Promise<void> {
   if (probe) throw toListenError(probe, port, host);
 
   const runtime = await createRuntime(config);
+  const noFixture = noFixtureWarning(config.fixtures, runtime.engine.collections);
+  if (noFixture) log.warn(noFixture);
   let listener: Listener;
   let live: LiveRuntime;
   try {

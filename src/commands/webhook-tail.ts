@@ -64,7 +64,10 @@ async function tail(options: TailOptions): Promise<void> {
   exitWhenStdoutCloses();
 
   const sid = options.sandbox === undefined ? 0 : engine.sandboxes.sidOf(options.sandbox);
-  let eventCursor = options.since === undefined ? engine.changes.latest() : options.since === 'all' ? 0 : engine.changes.locate(sid, options.since)!.after;
+  // From the process's start, not from the first read: an event logged while the command was still
+  // loading (a test writes right after spawning the tail) is shown too.
+  const startedAt = Math.floor(performance.timeOrigin);
+  let eventCursor = options.since === undefined ? engine.changes.lastBefore(startedAt) : options.since === 'all' ? 0 : engine.changes.locate(sid, options.since)!.after;
   let attemptCursor = engine.webhooks.lastAttempt();
   let forwarding = Promise.resolve();
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { OpenDatabase } from '../db/open.js';
 import type { CollectionDefinition } from './definition.js';
 import { createRecordValidator } from './validate.js';
@@ -68,6 +68,21 @@ export function readFixtureFiles(folder: string, definitions: CollectionDefiniti
   return { hash: hash.digest('hex'), files };
 }
 
+/** `posts.json record #4 (index 3, id 4)`: the place an editor counts from 1, the array index, and the id once it is known good. */
+function recordAt(file: string, index: number, id?: unknown): string {
+  return `${file} record #${index + 1} (index ${index}${id === undefined ? '' : `, id ${id}`})`;
+}
+
+/**
+ * A warning when `folder` holds the file of none of the collections it supplies (those without a
+ * `fixture` of their own): they would all start empty, most likely a wrong folder or file name.
+ */
+export function noFixtureWarning(folder: string, definitions: CollectionDefinition[]): string | undefined {
+  const files = definitions.filter((definition) => !definition.fixture).map((definition) => fixtureFile(folder, definition));
+  if (!files.length || files.some((file) => existsSync(file))) return undefined;
+  return `${folder} holds no collection file (${files.map((file) => basename(file)).join(', ')}): they start empty`;
+}
+
 /** Where a collection's baseline records are: its own `fixture` file, else `<fixtures>/<name>.json`. */
 export function fixtureFile(folder: string, definition: CollectionDefinition): string {
   return definition.fixture ?? join(folder, `${definition.name}.json`);
@@ -89,32 +104,31 @@ export function checkFixtures(fixtures: FixtureFiles): Map<CollectionDefinition,
     const validate = createRecordValidator(definition);
     const ids = new Set<number>();
     parsed.forEach((record: unknown, index) => {
-      const where = `${file} record ${index}`;
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new FixtureError(`${where}: must be an object`);
+      if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new FixtureError(`${recordAt(file, index)}: must be an object`);
       const { id, ...fields } = record as Record<string, unknown>;
       if (!Number.isSafeInteger(id) || (id as number) < 1 || (id as number) > maxPackedNumber) {
-        throw new FixtureError(`${where}: "id" must be an integer from 1 to ${maxPackedNumber}`);
+        throw new FixtureError(`${recordAt(file, index)}: "id" must be an integer from 1 to ${maxPackedNumber}`);
       }
-      if (ids.has(id as number)) throw new FixtureError(`${where}: duplicate id ${id}`);
+      if (ids.has(id as number)) throw new FixtureError(`${recordAt(file, index)}: duplicate id ${id}`);
       ids.add(id as number);
       const problems = validate(fields);
-      if (problems.length) throw new FixtureError(`${where} (id ${id}): ${problems[0].path} ${problems[0].message}`);
+      if (problems.length) throw new FixtureError(`${recordAt(file, index, id)}: ${problems[0].path} ${problems[0].message}`);
     });
     idsByCollection.set(definition.name, ids);
     records.set(definition, parsed as Record<string, unknown>[]);
   }
 
   for (const [definition, list] of records) {
-    const shown = definition.fixture ?? `${definition.name}.json`;
+    const { file } = fixtures.files.get(definition)!;
     for (const key of definition.foreignKeys) {
       const targets = idsByCollection.get(key.references);
-      for (const record of list) {
+      for (const [index, record] of list.entries()) {
         // An optional key left out (a declared collection's) points nowhere; validation caught required ones.
         if (record[key.field] === undefined) continue;
         // Stored as the API would store it: `"11"` and `11` name the same record, kept as 11.
         const value = parseRecordId(record[key.field]);
         if (typeof value !== 'number' || !targets?.has(value)) {
-          throw new FixtureError(`${shown} id ${record.id}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
+          throw new FixtureError(`${recordAt(file, index, record.id)}: ${key.field} ${record[key.field]} names no record of ${key.references}`);
         }
         record[key.field] = value;
       }

@@ -109,6 +109,8 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
   const holdsN = sqlite.prepare(`SELECT count(*) FROM events WHERE sid = ? AND n = ?`).pluck();
   const byN = sqlite.prepare(`${select} WHERE e.n IN (SELECT value FROM json_each(?)) ORDER BY e.n DESC`);
   const last = sqlite.prepare(`SELECT coalesce(max(n), 0) FROM events`).pluck();
+  // Newest first: stops at the first older event, so it reads only what was logged since `at`.
+  const lastBefore = sqlite.prepare(`SELECT coalesce((SELECT n FROM events WHERE at < ? ORDER BY n DESC LIMIT 1), 0)`).pluck();
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
 
   const watchers = new Set<() => void>();
@@ -152,6 +154,11 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
     /** The newest position of the whole log (0 when empty). */
     latest(): number {
       return last.get() as number;
+    },
+
+    /** The position of the newest event logged before `at` (ms since the epoch; 0 when none). */
+    lastBefore(at: number): number {
+      return lastBefore.get(at) as number;
     },
 
     /** Events of every sandbox after position `n`, oldest first. */

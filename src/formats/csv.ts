@@ -94,7 +94,10 @@ function parseRows(text: string, maxRows: number): RawCell[][] {
       const at = error as CsvError & { records?: number; column?: number };
       const row = typeof at.records === 'number' ? at.records + 1 : undefined;
       const column = typeof at.column === 'number' ? at.column + 1 : undefined;
-      throw new TableError([{ ...(row ? { row } : {}), ...(column ? { column } : {}), message: `malformed CSV: ${error.message.slice(0, 200)}` }]);
+      // One numbering: csv-parse's "at line 3" counts physical lines (a quoted cell may hold line
+      // breaks; an unclosed quote ends past the last one) and "on field 1" from 0; row and column say where.
+      const reason = error.message.replace(/ (at line|on field) \d+/g, '').slice(0, 200);
+      throw new TableError([{ ...(row ? { row } : {}), ...(column ? { column } : {}), message: `malformed CSV: ${reason}` }]);
     }
     throw error;
   }

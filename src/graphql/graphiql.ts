@@ -1,22 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 
 /**
- * GraphiQL from the installed npm packages (its UMD build with React 18), never a CDN: the page
- * works offline and pins the versions the package was tested with. React is resolved from
- * GraphiQL's own folder, so it is the copy GraphiQL would load.
+ * GraphiQL's prebuilt browser bundle (its UMD build with React 18's), copied into dist/graphiql/
+ * by `npm run build` (scripts/vendor-graphiql.mjs), never a CDN: the page works offline and pins
+ * the versions the package was tested with, and an install carries these 4 MB of files instead of
+ * graphiql's and React's packages.
  */
-const require = createRequire(import.meta.url);
-const graphiqlDir = dirname(require.resolve('graphiql/package.json'));
-const fromGraphiql = createRequire(join(graphiqlDir, 'package.json'));
-const packageDir = (name: string) => dirname(fromGraphiql.resolve(`${name}/package.json`));
+const assetDir = new URL('../graphiql/', import.meta.url);
+const javascript = 'text/javascript; charset=utf-8';
 
-export const graphiqlAssets: Record<string, { file: string; type: string }> = {
-  'graphiql.min.css': { file: join(graphiqlDir, 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
-  'graphiql.min.js': { file: join(graphiqlDir, 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
-  'react.production.min.js': { file: join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  'react-dom.production.min.js': { file: join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+export const graphiqlAssets: Record<string, { file: URL; type: string }> = {
+  'graphiql.min.css': { file: new URL('graphiql.min.css', assetDir), type: 'text/css; charset=utf-8' },
+  'graphiql.min.js': { file: new URL('graphiql.min.js', assetDir), type: javascript },
+  'react.production.min.js': { file: new URL('react.production.min.js', assetDir), type: javascript },
+  'react-dom.production.min.js': { file: new URL('react-dom.production.min.js', assetDir), type: javascript },
 };
 
 const loaded = new Map<string, Buffer>();

@@ -240,7 +240,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           const account = accounts.find(sandbox, email);
           const known = account && String(account.user.email).toLowerCase() === email.toLowerCase();
           const token = randomBytes(24).toString('base64url');
-          const message = known ? resetMessage(email, String(account.user.name ?? account.user.username), token, event.url.origin) : noAccountMessage(email);
+          const message = known ? resetMessage(email, String(account.user.name ?? account.user.username), token, new URL(config.auth.resetUrl, event.url.origin)) : noAccountMessage(email);
           engine.sandboxes.write(() => {
             const sid = engine.sandboxes.ensureRow(sandbox);
             if (known) store.putResetToken(sid, account.id, token);

@@ -2,7 +2,7 @@
 import { expect, test } from '../../dist/playwright.js';
 
 test('lists only my posts', async ({ page, request, mockapi }) => {
-  await request.post(`${mockapi.api}/posts`, { data: { user_id: 1, title: 'Mine', body: '…' } });
+  await request.post(`${mockapi.api}/posts`, { data: { user_id: 1, title: 'Mine', body: 'Hello' } });
   await page.goto(`${mockapi.api}/posts?title=Mine`);
   await expect(page.locator('body')).toContainText('"title":"Mine"');
 });

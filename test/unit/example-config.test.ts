@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMockapiConfig, resolveConfig } from '../../src/config.js';
-import { configSchema } from '../../src/config-schema.js';
+import { configSchema, unusedLimits } from '../../src/config-schema.js';
 import { repoRoot } from '../helpers/server.js';
 
 // mockapi.config.example.ts spells out every key with its default, for readers; this keeps the
@@ -18,10 +18,14 @@ describe('mockapi.config.example.ts', () => {
     expect(Object.keys(routes)).toEqual(['POST /posts/:id/like', 'GET /stats']);
   });
 
-  it('names every key of the config schema (set, or shown in a comment)', () => {
+  it('names every key of the config schema (set, or shown in a comment), and none that does nothing yet', () => {
     const text = readFileSync(join(repoRoot, 'mockapi.config.example.ts'), 'utf8');
-    const missing = schemaKeys(configSchema).filter((path) => !new RegExp(`\\b${path.split('.').at(-1)}:`).test(text));
-    expect(missing).toEqual([]);
+    const named = (path: string) => new RegExp(`\\b${path.split('.').at(-1)}:`).test(text);
+    const unused = unusedLimits.map((key) => `limits.${key}`);
+    expect(schemaKeys(configSchema).filter((path) => !unused.includes(path) && !named(path))).toEqual([]);
+    expect(unused.filter(named)).toEqual([]);
+    // Users do not have the contract: the example speaks for itself.
+    expect(text).not.toMatch(/contract/i);
   });
 });
 

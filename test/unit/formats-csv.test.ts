@@ -94,12 +94,16 @@ describe('CSV input', () => {
 
   it.each([
     ['an unclosed quote', 'a,b\n1,2\n3,"open\n', 3, 'Quote Not Closed'],
+    ['an unclosed quote on the last row', 'a,b\n1,"open\n', 2, 'Quote Not Closed'],
     ['a quote inside a bare cell', 'a,b\n1,x"y\n', 2, 'Invalid Opening Quote'],
     ['text after a closing quote', 'a,b\n"x"y,1\n', 2, 'Invalid Closing Quote'],
-  ])('refuses %s with its row and line', (_, text, row, reason) => {
+    ['text after a closing quote below a cell of two lines', 'a,b\n"two\nlines",1\n"x"y,1\n', 3, 'Invalid Closing Quote'],
+  ])('refuses %s with its row, and no other numbering', (_, text, row, reason) => {
     const [problem] = problemsOf(text);
     expect(problem.row).toBe(row);
-    expect(problem.message).toMatch(new RegExp(`^malformed CSV: ${reason}.* at line \\d+`));
+    expect(problem.message).toMatch(new RegExp(`^malformed CSV: ${reason}`));
+    // csv-parse's own "line 3" (a physical line: the end of the file, or past a cell's line breaks) and 0-based "field 1" are not the row and column.
+    expect(problem.message).not.toMatch(/\b(line|field) \d/);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,14 +7,16 @@ import { repoRoot } from './helpers/server.js';
 
 /**
  * The package as a user gets it: `npm pack` (as `npm publish` would), installed into a fresh
- * project, used through its bins and its types.
+ * project, used through its bins and its types, from ESM and from CommonJS: `require`, Jest, and
+ * a Playwright spec in a TypeScript project without `"type": "module"` (Debian's chromium).
  *
  * The install is offline, from the npm cache that the repo's own `npm ci` filled: the project
  * gets a lockfile made from the repo's (the package's runtime dependencies at the versions the
  * repo tested, with the registry addresses npm needs to find them in the cache). It runs with
  * --ignore-scripts, as a user with strict `allowScripts` would, which leaves better-sqlite3
  * unbuilt: that is checked first, then the repo's already-built binding (the same version,
- * pinned by the lockfile) is copied in instead of compiling it again for a minute.
+ * pinned by the lockfile) is copied in instead of compiling it again for a minute. The test
+ * runners (jest, @playwright/test) and @types/node are the repo's own, linked into the project.
  */
 
 interface Run {
@@ -28,9 +30,9 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 // Never the registry: whatever is not in the cache fails at once instead of downloading.
 const offline = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', NO_COLOR: '1' };
 
-function run(file: string, args: string[], cwd: string): Promise<Run> {
+function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, env: offline, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(file, args, { cwd, env: { ...offline, ...env }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -74,12 +76,12 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 describe('npm pack', () => {
   it('ships the CLI, its build, fixtures, schemas, templates, README and LICENSE; no maps, sources or tests', () => {
     const files = packed.files.map((file) => file.path).sort();
-    for (const needed of ['LICENSE', 'README.md', 'package.json', 'bin/mockapi.mjs', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'fixtures/users.json', 'schemas/mockapi-export.schema.json', 'templates/mockapi.config.ts', 'templates/e2e-setup.mjs', 'mockapi.config.example.ts']) {
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'bin/mockapi.mjs', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts', 'dist/playwright.cjs', 'dist/playwright.d.cts', 'dist/graphiql/graphiql.min.js', 'dist/graphiql/LICENSES.txt', 'fixtures/users.json', 'schemas/mockapi-export.schema.json', 'templates/mockapi.config.ts', 'templates/e2e-setup.mjs', 'mockapi.config.example.ts', 'examples/invoices.json']) {
       expect(files).toContain(needed);
     }
     // Maps would point at src/*.ts, which is not shipped.
@@ -113,7 +115,7 @@ describe('the packed package, installed into a fresh project', () => {
     expect(foreign.code).toBe(1);
     expect(ownLines(foreign.stderr)).toEqual(['mockapi: better-sqlite3 was built for another Node.js or system and does not load: run `npm rebuild better-sqlite3`']);
 
-    copyFileSync(join(repoRoot, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), join(release, 'better_sqlite3.node'));
+    buildSqlite();
 
     for (const bin of ['mockapi-sandbox', 'mockapi']) {
       const help = await run(npm, ['exec', '--', bin, '--help'], app);
@@ -153,8 +155,7 @@ describe('the packed package, installed into a fresh project', () => {
   it("types compile in a consumer with skipLibCheck false and no @types/better-sqlite3", async (context) => {
     if (notInstalled) return context.skip(notInstalled);
     // A consumer has @types/node (the config is run by Node) and nothing else of ours.
-    mkdirSync(join(app, 'node_modules/@types'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules/@types/node'), join(app, 'node_modules/@types/node'), 'dir');
+    linkFromRepo('@types/node');
     writeFileSync(
       join(app, 'consumer.ts'),
       "import { defineConfig, type MockapiConfig } from 'mockapi-sandbox';\n\nconst limits: MockapiConfig['limits'] = { maxPageSize: 50 };\nexport default defineConfig({ port: 4010, limits });\n",
@@ -167,4 +168,133 @@ describe('the packed package, installed into a fresh project', () => {
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.code).toBe(0);
   }, 60_000);
+});
+
+/** The repo's already-built better-sqlite3 binding, in place of the install script's build. */
+function buildSqlite() {
+  const release = join(app, 'node_modules/better-sqlite3/build/Release');
+  mkdirSync(release, { recursive: true });
+  copyFileSync(join(repoRoot, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), join(release, 'better_sqlite3.node'));
+}
+
+/** A package of the repo's node_modules, linked into the project's (what `npm install -D` would add). */
+function linkFromRepo(name: string) {
+  const target = join(app, 'node_modules', name);
+  if (existsSync(target)) return;
+  mkdirSync(join(target, '..'), { recursive: true });
+  symlinkSync(join(repoRoot, 'node_modules', name), target, 'dir');
+}
+
+/** A project folder inside the app (its node_modules found by walking up), without "type": "module". */
+function commonJsProject(name: string, files: Record<string, string>): string {
+  const dir = join(app, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(join(dir, file, '..'), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return dir;
+}
+
+const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('the packed package from CommonJS', () => {
+  it('require() and import() give the same createMockServer and defineConfig, and the server works from both', async (context) => {
+    if (notInstalled) return context.skip(notInstalled);
+    buildSqlite();
+    const script = (load: string) => `
+      ${load}
+      const server = await main.createMockServer();
+      const answer = await server.sandbox().fetch('/posts?limit=1');
+      console.log(JSON.stringify({ main: Object.keys(main).sort(), playwright: Object.keys(playwright).sort(), status: answer.status, same: main.defineConfig({ port: 1 }).port }));
+      await server.close();`;
+    const dir = commonJsProject('cjs', {
+      'required.cjs': `(async () => {${script("const main = require('mockapi-sandbox'); const playwright = require('mockapi-sandbox/playwright');")}})();`,
+      'imported.mjs': script("const main = await import('mockapi-sandbox'); const playwright = await import('mockapi-sandbox/playwright');"),
+    });
+    linkFromRepo('@playwright/test');
+    linkFromRepo('playwright');
+    linkFromRepo('playwright-core');
+    const required = await run(process.execPath, ['required.cjs'], dir);
+    const imported = await run(process.execPath, ['imported.mjs'], dir);
+    expect(required.stderr).toBe('');
+    expect(imported.stderr).toBe('');
+    const expected = { main: ['createMockServer', 'defineConfig'], playwright: ['expect', 'test'], status: 200, same: 1 };
+    expect(JSON.parse(required.stdout)).toEqual(expected);
+    expect(JSON.parse(imported.stdout)).toEqual(expected);
+  }, 60_000);
+
+  it('a Jest test (CommonJS, no transform, no flag) uses createMockServer', async (context) => {
+    if (notInstalled) return context.skip(notInstalled);
+    buildSqlite();
+    const dir = commonJsProject('jest-project', {
+      'posts.test.js': `const { createMockServer } = require('mockapi-sandbox');
+
+let server;
+beforeAll(async () => { server = await createMockServer(); });
+afterAll(() => server.close());
+
+test('creates a post', async () => {
+  const sandbox = server.sandbox();
+  const answer = await sandbox.fetch('/posts', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user_id: 1, title: 'Hello', body: 'First post' }),
+  });
+  expect(answer.status).toBe(200);
+  expect((await sandbox.export()).sandboxes[0].collections.posts.created).toHaveLength(1);
+});
+`,
+    });
+    const jest = await run(process.execPath, [join(repoRoot, 'node_modules/jest/bin/jest.js'), '--rootDir', dir, '--ci'], dir);
+    expect(jest.stderr, jest.stdout).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(jest.code).toBe(0);
+  }, 90_000);
+
+  it('a typed playwright.config.ts compiles (tsc, skipLibCheck false) and its spec runs in a CommonJS TypeScript project', async (context) => {
+    if (notInstalled) return context.skip(notInstalled);
+    buildSqlite();
+    linkFromRepo('@types/node');
+    linkFromRepo('@playwright/test');
+    linkFromRepo('playwright');
+    linkFromRepo('playwright-core');
+    // The README's config and spec; the browser is the system's chromium (as root: --no-sandbox).
+    const dir = commonJsProject('pw-project', {
+      'playwright.config.ts': `import { defineConfig } from '@playwright/test';
+import type { MockapiOptions } from 'mockapi-sandbox/playwright';
+
+export default defineConfig<MockapiOptions>({
+  testDir: './tests',
+  fullyParallel: true,
+  reporter: 'line',
+  use: {
+    mockapiOptions: { config: { limits: { createdPerCollection: 5 } } },
+    launchOptions: { executablePath: ${JSON.stringify(chromium)}, args: ['--no-sandbox'] },
+  },
+});
+`,
+      'tests/posts.spec.ts': `import { expect, test } from 'mockapi-sandbox/playwright';
+
+test('lists only my posts', async ({ page, request, mockapi }) => {
+  await request.post(\`\${mockapi.api}/posts\`, { data: { user_id: 1, title: 'Mine', body: 'Hello' } });
+  await page.goto(\`\${mockapi.api}/posts?title=Mine\`);
+  await expect(page.locator('body')).toContainText('"title":"Mine"');
+});
+`,
+    });
+    // Every .d.ts checked once (slow: Playwright's are large); the other module settings check resolution and use.
+    for (const [module, skipLibCheck] of [['nodenext', false], ['node16', true], ['commonjs', true]] as const) {
+      const options = { strict: true, skipLibCheck, noEmit: true, module, target: 'ES2022', esModuleInterop: true, types: ['node'] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['playwright.config.ts', 'tests'] }));
+      const typed = await run(process.execPath, [tsc, '-p', dir], dir);
+      expect(typed.stdout + typed.stderr, module).toBe('');
+      expect(typed.code).toBe(0);
+    }
+    if (!existsSync(chromium)) return context.skip(`no browser at ${chromium} (apt-get install chromium)`);
+    const spec = await run(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test'], dir, { CI: '1' });
+    expect(spec.stdout + spec.stderr).toMatch(/1 passed/);
+    expect(spec.code).toBe(0);
+  }, 240_000);
 });
