@@ -15,8 +15,11 @@ export function schemaNames(definition: CollectionDefinition) {
  */
 export function collectionSchemas(definition: CollectionDefinition, all: readonly CollectionDefinition[]): Record<string, Schema> {
   const names = schemaNames(definition);
+  // What writes are validated by: a config-declared collection's schema, else the fields and no other keys.
   const own = definition.schema ?? { type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false };
   const fields = mapFields((own.properties ?? {}) as Record<string, JsonSchema>);
+  // Without a schema of its own, a declared collection's fields were read from its fixture: records have them.
+  const answered = { ...mapFields(definition.fields), ...fields };
   const required = (own.required ?? []) as string[];
   const closed = !definition.open && own.additionalProperties === false;
   const { $schema: _s, $id: _i, type: _t, properties: _p, required: _r, ...rest } = toDoc(own as JsonSchema) as Schema;
@@ -34,7 +37,7 @@ export function collectionSchemas(definition: CollectionDefinition, all: readonl
     ...rest,
     type: 'object',
     required: ['id', ...required],
-    properties: { ...server, ...fields, ...relations },
+    properties: { ...server, ...answered, ...relations },
     additionalProperties: !closed,
   };
   // `id` and `_sandbox` may ride along in a body (a PUT's id must equal the path's); the server sets both.

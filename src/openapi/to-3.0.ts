@@ -126,9 +126,18 @@ function createConverter(schemas: Record<string, Schema>) {
       }
     }
     if (nullable) {
-      out.nullable = true;
-      const types = new Set(((out.allOf ?? out.anyOf ?? out.oneOf ?? []) as Schema[]).map(typeOf));
-      if (out.type === undefined && types.size === 1 && typeof [...types][0] === 'string') out.type = [...types][0];
+      const branches = (out.allOf ?? out.anyOf ?? out.oneOf ?? []) as Schema[];
+      const types = new Set(branches.map(typeOf));
+      const [type] = types;
+      if (out.type === undefined && types.size === 1 && typeof type === 'string') out.type = type;
+      if (out.type !== undefined) {
+        out.nullable = true;
+      } else {
+        // Branches of several types (a record id: integer or string): null as a branch of its own, 3.0's way.
+        delete out.allOf;
+        delete out.oneOf;
+        out.anyOf = [...branches, { type: 'string', nullable: true, enum: [null] }];
+      }
     }
     // 3.0 ignores a $ref's siblings: keep them by wrapping the reference.
     if (typeof out.$ref === 'string' && Object.keys(out).length > 1) {
