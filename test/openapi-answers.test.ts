@@ -1,0 +1,182 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationFor, startDiscoveryServer, type DiscoveryServer } from './helpers/openapi.js';
+
+let server: DiscoveryServer;
+let document: any;
+const base = 'https://mockapi.test/openapi.json';
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+const validators = new Map<string, ValidateFunction>();
+
+beforeAll(async () => {
+  server = await startDiscoveryServer();
+  document = await (await server.call('GET', '/api/v1/openapi.json')).json();
+  // The whole document as one schema resource, so `#/components/schemas/...` resolve inside it.
+  ajv.addSchema({ $id: base, components: document.components });
+});
+afterAll(() => server.close());
+
+/** The documented schema of an answer: its operation, its status (or `default`), its media type. */
+function schemaOf(method: string, path: string, status: number, type: string): object | undefined {
+  const found = operationFor(document, method, path.split('?')[0]!);
+  if (!found) throw new Error(`${method} ${path} is not documented`);
+  let response = found.operation.responses[String(status)] ?? found.operation.responses.default;
+  if (!response) throw new Error(`${method} ${found.template} documents no ${status} answer`);
+  if (response.$ref) response = document.components.responses[response.$ref.split('/').pop()];
+  const content = response.content ?? {};
+  const media = Object.keys(content).find((key) => key.split(';')[0] === type);
+  if (!media) throw new Error(`${method} ${found.template} ${status} documents no ${type} (only ${Object.keys(content).join(', ')})`);
+  return content[media].schema;
+}
+
+function validate(schema: object, body: unknown): string[] {
+  const key = JSON.stringify(schema);
+  let check = validators.get(key);
+  if (!check) validators.set(key, (check = ajv.compile(JSON.parse(key.replaceAll('"#/components/', `"${base}#/components/`)))));
+  return check(body) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+interface Sample {
+  method: string;
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  status: number;
+}
+
+const json = { 'content-type': 'application/json' };
+const post = (path: string, body: unknown, status = 200, headers: Record<string, string> = {}): Sample => ({ method: 'POST', path, body, status, headers: { ...json, ...headers } });
+
+/** Requests of every family of routes, success and error answers (GraphQL's in test/openapi-cli.test.ts: graphql-js needs one module realm, a spawned server). */
+function samples(ids: { token: string; refresh: string; webhook: string; created: string; username: string }): Sample[] {
+  const bearer = { authorization: `Bearer ${ids.token}` };
+  return [
+    { method: 'GET', path: '/api/v1/posts?limit=3', status: 200 },
+    { method: 'GET', path: '/api/v1/posts?_embed=comments&_expand=user&limit=2', status: 200 },
+    { method: 'GET', path: '/api/v1/users?q=leanne&_sort=-id,name', status: 200 },
+    { method: 'GET', path: '/api/v1/users/1?_embed=posts,todos,invoices', status: 200 },
+    { method: 'GET', path: '/api/v1/todos?completed=true&user_id=1', status: 200 },
+    { method: 'GET', path: '/api/v1/posts?cursor=nonsense', status: 400 },
+    { method: 'GET', path: '/api/v1/posts?nofield=1', status: 400 },
+    { method: 'GET', path: '/api/v1/posts/999999', status: 404 },
+    { method: 'GET', path: `/api/v1/posts/${ids.created}`, status: 200 },
+    { method: 'PATCH', path: `/api/v1/posts/${ids.created}`, body: { title: 'patched' }, headers: { 'content-type': 'application/merge-patch+json' }, status: 200 },
+    { method: 'PUT', path: '/api/v1/posts/2', body: { user_id: 1, title: 'replaced', body: 'text' }, headers: json, status: 200 },
+    post('/api/v1/posts', { title: 1 }, 422),
+    post('/api/v1/posts', '{', 400),
+    { method: 'POST', path: '/api/v1/posts', body: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
+    post('/api/v1/users', { name: 'Dup', username: ids.username, email: 'dup@example.com' }, 409),
+    { method: 'DELETE', path: '/api/v1/todos/3', status: 200 },
+    { method: 'GET', path: '/api/v1/users/1/posts?limit=2', status: 200 },
+    { method: 'GET', path: '/api/v1/users/1/comments', status: 200 },
+    { method: 'GET', path: '/api/v1/comments/1/post', status: 200 },
+    { method: 'GET', path: '/api/v1/invoices', status: 200 },
+    { method: 'GET', path: '/api/v1/invoices/1/user', status: 200 },
+    { method: 'GET', path: '/api/v1/users/1/invoices', status: 200 },
+    post('/api/v1/invoices', { number: 'A-2', customer: 'Bob', total: 3, paid: true, user_id: 1 }),
+    post('/api/v1/custom/notes', { text: 'hello', tags: ['a'] }),
+    { method: 'GET', path: '/api/v1/custom', status: 200 },
+    { method: 'GET', path: '/api/v1/custom/notes?text_like=hel', status: 200 },
+    { method: 'GET', path: '/api/v1/custom/Bad!', status: 400 },
+    { method: 'POST', path: '/api/v1/custom/notes/import', body: 'text,n\nfrom csv,2\n', headers: { 'content-type': 'text/csv' }, status: 200 },
+    { method: 'POST', path: '/api/v1/custom/notes/import', body: 'x', headers: { 'content-type': 'text/plain' }, status: 415 },
+    { method: 'GET', path: '/api/v1/sandbox', status: 200 },
+    { method: 'GET', path: '/api/v1/sandbox/activity', status: 200 },
+    post('/api/v1/sandbox/snapshots', { name: 'snap' }),
+    post('/api/v1/sandbox/snapshots', { name: '' }, 422),
+    { method: 'GET', path: '/api/v1/sandbox/snapshots', status: 200 },
+    { method: 'GET', path: '/api/v1/sandbox/snapshots/snap', status: 200 },
+    { method: 'GET', path: '/api/v1/sandbox/snapshots/missing', status: 404 },
+    post('/api/v1/sandbox/snapshots/snap/restore', undefined),
+    { method: 'GET', path: '/api/v1/sandbox/export', status: 200 },
+    post('/api/v1/sandbox/import', { format: 'nope' }, 422),
+    { method: 'DELETE', path: '/api/v1/sandbox/snapshots/snap', status: 200 },
+    post('/api/v1/auth/login', { username: 'admin', password: 'wrong' }, 401),
+    post('/api/v1/auth/register', { name: 'New', username: 'newcomer', email: 'new@example.com', password: 'pw' }),
+    post('/api/v1/auth/refresh', { refresh_token: ids.refresh }),
+    { method: 'GET', path: '/api/v1/auth/me', headers: bearer, status: 200 },
+    { method: 'PATCH', path: '/api/v1/auth/me', body: { bio: 'hi' }, headers: { ...json, ...bearer }, status: 200 },
+    { method: 'GET', path: '/api/v1/auth/me', headers: { authorization: 'Bearer broken' }, status: 401 },
+    { method: 'GET', path: '/api/v1/auth/roles', status: 200 },
+    { method: 'GET', path: '/api/v1/auth/permissions', status: 200 },
+    post('/api/v1/auth/forgot-password', { email: 'Sincere@april.biz' }),
+    post('/api/v1/auth/reset-password', { token: 'unknown', password: 'x' }, 400),
+    { method: 'GET', path: '/api/v1/inbox/messages', status: 200 },
+    { method: 'GET', path: '/api/v1/webhooks', status: 200 },
+    { method: 'GET', path: `/api/v1/webhooks/${ids.webhook}`, status: 200 },
+    { method: 'PATCH', path: `/api/v1/webhooks/${ids.webhook}`, body: { events: ['*'] }, headers: json, status: 200 },
+    post(`/api/v1/webhooks/${ids.webhook}/ping`, undefined),
+    { method: 'GET', path: `/api/v1/webhooks/${ids.webhook}/deliveries`, status: 200 },
+    post('/api/v1/webhooks/deliveries/del_missing/retry', undefined, 404),
+    post('/api/v1/webhooks', { url: 'ftp://x', events: [] }, 422),
+    { method: 'GET', path: '/api/v1/events?events=post.*', status: 200 },
+    { method: 'GET', path: '/api/v1/events?since=nope', status: 400 },
+    { method: 'GET', path: '/api/v1/users/featured', status: 200 },
+    { method: 'GET', path: '/api/v1/stats/daily', status: 200 },
+    { method: 'GET', path: '/api/v1/posts', headers: { 'x-simulate-status': '418' }, status: 418 },
+    { method: 'GET', path: '/api/v1/posts', headers: { 'x-simulate-latency': 'soon' }, status: 400 },
+    { method: 'GET', path: '/api/v1/posts', headers: { 'x-sandbox': 'bad id!' }, status: 400 },
+    { method: 'POST', path: '/api/v1/sandbox/reset', headers: { authorization: `Bearer ${ids.token}` }, status: 403 },
+    post('/api/v1/sandbox/reset', undefined),
+    { method: 'DELETE', path: `/api/v1/webhooks/${ids.webhook}`, status: 200 },
+    { method: 'GET', path: '/health', status: 200 },
+  ];
+}
+
+describe('real answers against the documented schemas', () => {
+  it('every answer of a sample of each family of routes validates against its operation’s schema', async () => {
+    const sandbox = `answers-${Date.now()}`;
+    const send = async (sample: Pick<Sample, 'method' | 'path' | 'body' | 'headers'>) => {
+      const body = sample.body === undefined ? undefined : typeof sample.body === 'string' ? sample.body : JSON.stringify(sample.body);
+      return server.call(sample.method, sample.path, { headers: { 'x-sandbox': sandbox, ...sample.headers }, body });
+    };
+    const created = (await (await send(post('/api/v1/posts', { user_id: 1, title: 'Mine', body: 'text' }))).json()) as { id: string };
+    const login = (await (await send(post('/api/v1/auth/login', { username: 'editor', password: 'password' }))).json()) as { access_token: string; refresh_token: string };
+    const { username } = (await (await send({ method: 'GET', path: '/api/v1/users/1' })).json()) as { username: string };
+    const webhook = (await (await send(post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['post.*'] }))).json()) as { id: string };
+
+    const problems: string[] = [];
+    for (const sample of samples({ token: login.access_token, refresh: login.refresh_token, webhook: webhook.id, created: created.id, username })) {
+      const answer = await send(sample);
+      const text = await answer.text();
+      const label = `${sample.method} ${sample.path} → ${answer.status}`;
+      if (answer.status !== sample.status) problems.push(`${label}, expected ${sample.status}: ${text}`);
+      const type = (answer.headers.get('content-type') ?? '').split(';')[0]!;
+      let schema: object | undefined;
+      try {
+        schema = schemaOf(sample.method, sample.path, answer.status, type);
+      } catch (error) {
+        problems.push(`${label}: ${(error as Error).message}`);
+        continue;
+      }
+      if (!schema || !type.endsWith('json')) continue;
+      for (const problem of validate(schema, JSON.parse(text))) problems.push(`${label}: ${problem}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the spreadsheet export, the event stream and /metrics answer in their documented media types', async () => {
+    const headers = { 'x-sandbox': `media-${Date.now()}`, 'content-type': 'application/json' };
+    await server.call('POST', '/api/v1/custom/notes', { headers, body: JSON.stringify({ text: 'a' }) });
+    for (const [path, type] of [
+      ['/api/v1/custom/notes/export?format=csv', 'text/csv'],
+      ['/api/v1/custom/notes/export?format=xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+      ['/metrics', 'text/plain'],
+      ['/docs', 'text/html'],
+    ] as const) {
+      const answer = await server.call('GET', path, { headers });
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('content-type')?.split(';')[0]).toBe(type);
+      expect(schemaOf('GET', path, 200, type), path).toBeDefined();
+      await answer.arrayBuffer();
+    }
+    const controller = new AbortController();
+    const stream = await server.app.fetch(new Request('http://mock.test/api/v1/events/stream', { headers, signal: controller.signal }));
+    expect(stream.headers.get('content-type')?.split(';')[0]).toBe('text/event-stream');
+    expect(schemaOf('GET', '/api/v1/events/stream', 200, 'text/event-stream')).toBeDefined();
+    controller.abort();
+    await stream.body?.cancel();
+  });
+});
