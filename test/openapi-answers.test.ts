@@ -1,42 +1,14 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationFor, startDiscoveryServer, type DiscoveryServer } from './helpers/openapi.js';
+import { answerChecker, startDiscoveryServer, type AnswerChecker, type DiscoveryServer } from './helpers/openapi.js';
 
 let server: DiscoveryServer;
-let document: any;
-const base = 'https://mockapi.test/openapi.json';
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
-const validators = new Map<string, ValidateFunction>();
+let check: AnswerChecker;
 
 beforeAll(async () => {
   server = await startDiscoveryServer();
-  document = await (await server.call('GET', '/api/v1/openapi.json')).json();
-  // The whole document as one schema resource, so `#/components/schemas/...` resolve inside it.
-  ajv.addSchema({ $id: base, components: document.components });
+  check = answerChecker(await (await server.call('GET', '/api/v1/openapi.json')).json());
 });
 afterAll(() => server.close());
-
-/** The documented schema of an answer: its operation, its status (or `default`), its media type. */
-function schemaOf(method: string, path: string, status: number, type: string): object | undefined {
-  const found = operationFor(document, method, path.split('?')[0]!);
-  if (!found) throw new Error(`${method} ${path} is not documented`);
-  let response = found.operation.responses[String(status)] ?? found.operation.responses.default;
-  if (!response) throw new Error(`${method} ${found.template} documents no ${status} answer`);
-  if (response.$ref) response = document.components.responses[response.$ref.split('/').pop()];
-  const content = response.content ?? {};
-  const media = Object.keys(content).find((key) => key.split(';')[0] === type);
-  if (!media) throw new Error(`${method} ${found.template} ${status} documents no ${type} (only ${Object.keys(content).join(', ')})`);
-  return content[media].schema;
-}
-
-function validate(schema: object, body: unknown): string[] {
-  const key = JSON.stringify(schema);
-  let check = validators.get(key);
-  if (!check) validators.set(key, (check = ajv.compile(JSON.parse(key.replaceAll('"#/components/', `"${base}#/components/`)))));
-  return check(body) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-}
 
 interface Sample {
   method: string;
@@ -146,13 +118,13 @@ describe('real answers against the documented schemas', () => {
       const type = (answer.headers.get('content-type') ?? '').split(';')[0]!;
       let schema: object | undefined;
       try {
-        schema = schemaOf(sample.method, sample.path, answer.status, type);
+        schema = check.schemaOf(sample.method, sample.path, answer.status, type);
       } catch (error) {
         problems.push(`${label}: ${(error as Error).message}`);
         continue;
       }
       if (!schema || !type.endsWith('json')) continue;
-      for (const problem of validate(schema, JSON.parse(text))) problems.push(`${label}: ${problem}`);
+      for (const problem of check.validate(schema, JSON.parse(text))) problems.push(`${label}: ${problem}`);
     }
     expect(problems).toEqual([]);
   });
@@ -169,13 +141,13 @@ describe('real answers against the documented schemas', () => {
       const answer = await server.call('GET', path, { headers });
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get('content-type')?.split(';')[0]).toBe(type);
-      expect(schemaOf('GET', path, 200, type), path).toBeDefined();
+      expect(check.schemaOf('GET', path, 200, type), path).toBeDefined();
       await answer.arrayBuffer();
     }
     const controller = new AbortController();
     const stream = await server.app.fetch(new Request('http://mock.test/api/v1/events/stream', { headers, signal: controller.signal }));
     expect(stream.headers.get('content-type')?.split(';')[0]).toBe('text/event-stream');
-    expect(schemaOf('GET', '/api/v1/events/stream', 200, 'text/event-stream')).toBeDefined();
+    expect(check.schemaOf('GET', '/api/v1/events/stream', 200, 'text/event-stream')).toBeDefined();
     controller.abort();
     await stream.body?.cancel();
   });

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { H3 } from 'h3';
 import { createApp } from '../../src/app.js';
 import { resolveConfig, type MockapiConfig } from '../../src/config.js';
@@ -74,4 +76,37 @@ export const sampleParams: Record<string, string> = { id: '1', name: 'notes', de
 /** A documented path with its parameters filled in (`/api/v1/custom/{name}` → `/api/v1/custom/notes`; snapshots get their own name). */
 export function fillTemplate(template: string): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => (template.includes('/snapshots/') && name === 'name' ? 'snap' : (sampleParams[name] ?? 'x')));
+}
+
+export type AnswerChecker = ReturnType<typeof answerChecker>;
+
+/** Finds the documented schema of an answer and validates bodies against it (ajv, JSON Schema 2020-12). */
+export function answerChecker(document: any) {
+  const base = 'https://mockapi.test/openapi.json';
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+  // The whole document as one schema resource, so `#/components/schemas/...` resolve inside it.
+  ajv.addSchema({ $id: base, components: document.components });
+  const validators = new Map<string, ValidateFunction>();
+  return {
+    /** The schema of an answer: its operation, its status (or `default`), its media type. */
+    schemaOf(method: string, path: string, status: number, type: string): object | undefined {
+      const found = operationFor(document, method, path.split('?')[0]!);
+      if (!found) throw new Error(`${method} ${path} is not documented`);
+      let response = found.operation.responses[String(status)] ?? found.operation.responses.default;
+      if (!response) throw new Error(`${method} ${found.template} documents no ${status} answer`);
+      if (response.$ref) response = document.components.responses[response.$ref.split('/').pop()];
+      const content = response.content ?? {};
+      const media = Object.keys(content).find((key) => key.split(';')[0] === type);
+      if (!media) throw new Error(`${method} ${found.template} ${status} documents no ${type} (only ${Object.keys(content).join(', ')})`);
+      return content[media].schema;
+    },
+    /** The problems of a body against a schema of the document ([] when it validates). */
+    validate(schema: object, body: unknown): string[] {
+      const key = JSON.stringify(schema);
+      let check = validators.get(key);
+      if (!check) validators.set(key, (check = ajv.compile(JSON.parse(key.replaceAll('"#/components/', `"${base}#/components/`)))));
+      return check(body) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    },
+  };
 }

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { answerChecker } from './helpers/openapi.js';
+import { startServer, type RunningServer } from './helpers/server.js';
+
+let dir: string;
+let config: string;
+let server: RunningServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mockapi-openapi-cli-'));
+  writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ id: 1, number: 'A-1', total: 3, user_id: 1 }]));
+  config = join(dir, 'mockapi.config.mjs');
+  writeFileSync(
+    config,
+    `export default {
+      collections: { invoices: { fixture: './invoices.json', relations: { user: { belongsTo: 'users', key: 'user_id' } } } },
+      limits: { maxPageSize: 50 },
+      routes: { 'GET /users/featured': () => ({ featured: [1] }), 'DELETE /cache/:key': () => undefined },
+    };\n`,
+  );
+  server = await startServer({ args: ['--config', config] });
+});
+afterAll(async () => {
+  await server?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('mockapi openapi', () => {
+  it('writes the document the server serves for the same config, 3.1 by default', async () => {
+    const served = await (await fetch(`${server.api}/openapi.json`)).json();
+    const run = await runCli(['openapi', '--config', config], dir);
+    expect(run.code, run.stderr).toBe(0);
+    const written = JSON.parse(run.stdout);
+    expect(written).toEqual(served);
+    expect(written.paths['/api/v1/invoices/{id}/user']).toBeDefined();
+    expect(written.paths['/api/v1/cache/{key}'].delete).toBeDefined();
+    expect(written.components.parameters.Limit.schema.maximum).toBe(50);
+  });
+
+  it('writes the 3.0.3 document to a file with -o and --format 3.0', async () => {
+    const served = await (await fetch(`${server.api}/openapi-3.0.json`)).json();
+    const out = join(dir, 'openapi-3.0.json');
+    const run = await runCli(['openapi', '--config', config, '--format', '3.0', '-o', out], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(served);
+  });
+
+  it('refuses an unknown format as bad usage', async () => {
+    const run = await runCli(['openapi', '--format', '2.0'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--format.*3\.1, 3\.0/);
+  });
+
+  it('GraphQL answers follow their documented schema (GraphQL over HTTP, not problem+json)', async () => {
+    const check = answerChecker(await (await fetch(`${server.api}/openapi.json`)).json());
+    for (const body of [{ query: '{ posts(limit: 1) { data { id title } } }' }, { query: '{ nope }' }]) {
+      const answer = await fetch(`${server.api}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const type = answer.headers.get('content-type')!.split(';')[0]!;
+      const schema = check.schemaOf('POST', '/api/v1/graphql', answer.status, type)!;
+      expect(check.validate(schema, await answer.json()), `${answer.status} ${type}`).toEqual([]);
+    }
+  });
+});
