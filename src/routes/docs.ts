@@ -60,7 +60,7 @@ export function addDocsRoutes(app: H3): void {
   );
 }
 
-// The spec is fetched by the page (same origin); `disable-search`: off is Redoc's default anyway.
+// Redoc fetches the 3.1 document from this origin and renders it (its intro is the quick start).
 const page = `<!doctype html>
 <html lang="en">
 <head>
@@ -70,7 +70,7 @@ const page = `<!doctype html>
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
-<redoc spec-url="/api/v1/openapi.json" hide-download-button="false"></redoc>
+<redoc spec-url="/api/v1/openapi.json"></redoc>
 <script src="${scriptPath}"></script>
 </body>
 </html>
