@@ -11,8 +11,8 @@ export function openApiTexts(source: DocumentSource, version: string, indent?: n
 }
 
 /**
- * The documents a runtime serves, built at start and again after a `--watch` reload changed what
- * they describe: `config.routes` is swapped whole and `limits` refilled in place; a change of
+ * The documents a runtime serves, built on the first request for one (about 60 ms: not on every
+ * start) and again after a `--watch` reload changed what they describe: `config.routes` is swapped whole and `limits` refilled in place; a change of
  * collections builds a new runtime, and so new documents.
  */
 export function servedDocuments(runtime: Runtime): () => Record<OpenApiFormat, string> {
@@ -24,6 +24,5 @@ export function servedDocuments(runtime: Runtime): () => Record<OpenApiFormat, s
     texts = openApiTexts({ collections: engine.collections, maxPageSize: config.limits.maxPageSize, routes: config.routes }, runtime.version);
     return texts;
   };
-  build();
   return () => (texts && builtFrom?.[0] === config.routes && builtFrom[1] === config.limits.maxPageSize ? texts : build());
 }

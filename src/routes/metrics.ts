@@ -10,9 +10,10 @@ export function addMetricsRoute(app: H3, metrics: Metrics): void {
       GET: {
         open: true,
         handler: async (event) => {
-          event.res.headers.set('content-type', metrics.contentType);
+          const { contentType, text } = await metrics.scrape();
+          event.res.headers.set('content-type', contentType);
           event.res.headers.set('cache-control', 'no-store');
-          return metrics.scrape();
+          return text;
         },
       },
     }),
