@@ -21,8 +21,6 @@ interface CollectionRoutes {
   scope: (action: 'read' | 'write' | 'delete') => string | readonly string[];
   guest: boolean;
   pathParams?: Record<string, Schema>;
-  maxPageSize: number;
-  all: readonly CollectionDefinition[];
 }
 
 function recordRoutes(c: CollectionRoutes): RouteDoc[] {
@@ -79,34 +77,23 @@ function recordRoutes(c: CollectionRoutes): RouteDoc[] {
       ok: { description: 'The record.', content: json(ref(names.record)) },
       errors: [400, 404],
     },
-    {
+    ...(['PUT', 'PATCH'] as const).map((method) => ({
       ...common,
-      method: 'PUT',
+      method,
       path: one,
       route: c.routes.one,
-      operationId: camel('replace', ...c.words, 'record'),
-      summary: `Replace a ${label}`,
-      description: 'Required fields must be present; optional fields left out keep their values. An `id` in the body must equal the path\'s.',
+      operationId: camel(method === 'PUT' ? 'replace' : 'patch', ...c.words, 'record'),
+      summary: `${method === 'PUT' ? 'Replace' : 'Patch'} a ${label}`,
+      description:
+        method === 'PUT'
+          ? "Required fields must be present; optional fields left out keep their values. An `id` in the body must equal the path's."
+          : 'A JSON merge patch: any subset of the fields; `null` clears an optional field.',
       scopes: [c.scope('write')],
       pathParams: { ...c.pathParams, ...idParam },
-      body: writeBody(names.input),
+      body: method === 'PUT' ? writeBody(names.input) : writeBody(names.patch, true),
       ok: { description: 'The whole record after the change.', content: json(ref(names.record)) },
       errors: [...writeErrors, ...conflict],
-    },
-    {
-      ...common,
-      method: 'PATCH',
-      path: one,
-      route: c.routes.one,
-      operationId: camel('patch', ...c.words, 'record'),
-      summary: `Patch a ${label}`,
-      description: 'A JSON merge patch: any subset of the fields; `null` clears an optional field.',
-      scopes: [c.scope('write')],
-      pathParams: { ...c.pathParams, ...idParam },
-      body: writeBody(names.patch, true),
-      ok: { description: 'The whole record after the change.', content: json(ref(names.record)) },
-      errors: [...writeErrors, ...conflict],
-    },
+    })),
     {
       ...common,
       method: 'DELETE',
@@ -124,7 +111,7 @@ function recordRoutes(c: CollectionRoutes): RouteDoc[] {
 }
 
 /** `/api/v1/{collection}` for the core and config-declared collections, and their sub-resources. */
-export function collectionRouteDocs(collections: readonly CollectionDefinition[], maxPageSize: number): RouteDoc[] {
+export function collectionRouteDocs(collections: readonly CollectionDefinition[]): RouteDoc[] {
   return collections.flatMap((definition) => {
     const base = `/api/v1/${definition.name}`;
     const tag = definition.name;
@@ -136,8 +123,6 @@ export function collectionRouteDocs(collections: readonly CollectionDefinition[]
       words: [definition.name],
       scope: (action) => `${definition.name}:${action}`,
       guest: true,
-      maxPageSize,
-      all: collections,
     });
     const related = definition.relations.map((relation): RouteDoc => {
       const target = collections.find((c) => c.name === relation.collection)!;
@@ -164,7 +149,7 @@ export function collectionRouteDocs(collections: readonly CollectionDefinition[]
 }
 
 /** `/api/v1/custom/*` (contract section 10): a sandbox's own collections, and their spreadsheet routes. */
-export function customCollectionRouteDocs(maxPageSize: number): RouteDoc[] {
+export function customCollectionRouteDocs(): RouteDoc[] {
   const definition = customDefinition('custom');
   const pathParams = { name: { type: 'string', pattern: patterns.customName, description: 'The collection: 1-64 characters of a-z 0-9 _ -, starting with a letter.' } };
   const tag = 'custom collections';
@@ -203,8 +188,6 @@ export function customCollectionRouteDocs(maxPageSize: number): RouteDoc[] {
       scope: (action) => scope(action),
       guest: true,
       pathParams,
-      maxPageSize,
-      all: [definition],
     }),
     {
       method: 'GET',

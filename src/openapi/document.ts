@@ -23,8 +23,8 @@ const chainParameters = ['XSandbox', 'XSimulateLatency', 'XSimulateStatus', 'XSi
 /** Every operation the server answers, keyed by method and path: the route catalogue. */
 export function routeCatalogue(source: DocumentSource): RouteDoc[] {
   const generated = [
-    ...collectionRouteDocs(source.collections, source.maxPageSize),
-    ...customCollectionRouteDocs(source.maxPageSize),
+    ...collectionRouteDocs(source.collections),
+    ...customCollectionRouteDocs(),
     ...sandboxRouteDocs(source.collections),
     ...authRouteDocs(permissionsSchema),
     ...eventRouteDocs(),
