@@ -58,11 +58,21 @@ describe('mockapi openapi', () => {
 
   it('GraphQL answers follow their documented schema (GraphQL over HTTP, not problem+json)', async () => {
     const check = answerChecker(await (await fetch(`${server.api}/openapi.json`)).json());
-    for (const body of [{ query: '{ posts(limit: 1) { data { id title } } }' }, { query: '{ nope }' }]) {
-      const answer = await fetch(`${server.api}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const requests: [string, string, RequestInit, number][] = [
+      ['POST', '/graphql', { body: JSON.stringify({ query: '{ posts(limit: 1) { data { id title } } }' }) }, 200],
+      ['POST', '/graphql', { body: JSON.stringify({ query: '{ nope }' }) }, 200],
+      ['POST', '/graphql', { body: '{}' }, 400],
+      ['POST', '/graphql', { body: '{}', headers: { accept: 'application/graphql-response+json' } }, 400],
+      ['POST', '/graphql', { headers: { 'x-sandbox': 'not valid!' }, body: '{}' }, 400],
+      ['GET', '/graphql?query=%7Bposts%7Bdata%7Bid%7D%7D%7D', {}, 200],
+      ['GET', '/graphql?query=mutation%7BdeletePost(id%3A1)%7Bid%7D%7D', {}, 405],
+    ];
+    for (const [method, path, init, status] of requests) {
+      const answer = await fetch(`${server.api}${path}`, { method, ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+      expect(answer.status, `${method} ${path}`).toBe(status);
       const type = answer.headers.get('content-type')!.split(';')[0]!;
-      const schema = check.schemaOf('POST', '/api/v1/graphql', answer.status, type)!;
-      expect(check.validate(schema, await answer.json()), `${answer.status} ${type}`).toEqual([]);
+      const schema = check.schemaOf(method, `/api/v1${path}`, answer.status, type)!;
+      if (type.endsWith('json')) expect(check.validate(schema, await answer.json()), `${method} ${path}: ${answer.status} ${type}`).toEqual([]);
     }
   });
 });

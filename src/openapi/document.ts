@@ -103,6 +103,7 @@ function operation(doc: RouteDoc): Schema {
     },
   };
   for (const status of [...errors].sort()) responses[status] = { $ref: `#/components/responses/${problemResponseName(status)}` };
+  Object.assign(responses, doc.responses);
   return {
     operationId: doc.operationId,
     tags: [doc.tag],

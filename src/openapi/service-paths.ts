@@ -16,6 +16,13 @@ const graphqlResult: Schema = {
   },
 };
 const graphqlContent = { 'application/graphql-response+json': graphqlResult, 'application/json': graphqlResult };
+/** graphql-http's 400 carries GraphQL errors; the request chain's 400 (identity, simulation) a problem. */
+const graphqlBadRequest = {
+  '400': {
+    description: 'A malformed GraphQL request (GraphQL errors), or a malformed identity or simulation header (a problem).',
+    content: Object.fromEntries([...Object.entries(graphqlContent), ['application/problem+json', { $ref: '#/components/schemas/Problem' }]].map(([type, schema]) => [type, { schema }])),
+  },
+};
 
 /** `/health`, `/metrics`, `/docs`, the OpenAPI documents and GraphQL (contract sections 9 and 13). */
 export function serviceRouteDocs(): RouteDoc[] {
@@ -99,7 +106,7 @@ export function serviceRouteDocs(): RouteDoc[] {
         { name: 'operationName', in: 'query', schema: text },
       ],
       ok: { description: 'The result (or the GraphiQL page).', content: { ...graphqlContent, 'text/html': text } },
-      errors: [400],
+      responses: { ...graphqlBadRequest, '405': { description: 'A mutation asked over GET: send it with POST.', headers: { Allow: { schema: text } }, content: { 'text/plain': { schema: text } } } },
     },
     {
       method: 'POST',
@@ -114,7 +121,8 @@ export function serviceRouteDocs(): RouteDoc[] {
         content: json({ type: 'object', required: ['query'], properties: { query: text, variables: { type: ['object', 'null'] }, operationName: { type: ['string', 'null'] } } }),
       },
       ok: { description: 'The result.', content: graphqlContent },
-      errors: [400, 413, 415],
+      errors: [413, 415],
+      responses: graphqlBadRequest,
     },
     ...Object.entries(graphiqlAssets).map(([name, { type }]) => asset(name, type)),
   ];

@@ -38,6 +38,8 @@ export interface RouteDoc {
   ok: { status?: number; description: string; content?: Record<string, Schema | undefined>; headers?: Record<string, Schema> };
   /** Problem statuses this operation itself may answer (the request chain's are added for API paths). */
   errors?: number[];
+  /** Answers that are not the shared problem of their status (GraphQL's own errors), by status. */
+  responses?: Record<string, Schema>;
 }
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
