@@ -89,11 +89,10 @@ function operation(doc: RouteDoc): Schema {
     schema: doc.pathParams?.[name!] ?? { type: 'string' },
   }));
   const errors = new Set((doc.errors ?? []).map(String));
-  if (api) for (const status of ['400', '429', '503', 'default']) errors.add(status);
-  if (api && doc.scopes) {
-    errors.add('401');
-    errors.add('403');
-  }
+  // The request chain's: a malformed identity or simulation (400), a Bearer token that fails (401,
+  // on any API path), a simulated rate limit, failure or status; the guard's 403.
+  if (api) for (const status of ['400', '401', '429', '503', 'default']) errors.add(status);
+  if (api && doc.scopes) errors.add('403');
   const ok = String(doc.ok.status ?? 200);
   const responses: Record<string, Schema> = {
     [ok]: {
