@@ -3,9 +3,8 @@ import { maxLatencyMs } from '../simulate/latency.js';
 /** The document's `info.description`, in the Markdown Redoc renders at the top of `/docs`. */
 export function documentDescription(version: string): string {
   return `mockapi ${version}. Every visitor works in a private copy-on-write **sandbox** over one
-shared baseline (users, posts, comments, todos and the
-collections the config declares): writes land in the caller's sandbox only, and nothing of one
-sandbox is ever visible to another.
+shared baseline (users, posts, comments, todos and the collections the config declares): writes
+land in the caller's sandbox only, and nothing of one sandbox is ever visible to another.
 
 ## Quick start
 
