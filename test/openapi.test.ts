@@ -75,6 +75,9 @@ describe('the OpenAPI documents', () => {
     expect(Object.keys(components.schemas.Invoice.properties)).toEqual(expect.arrayContaining(['number', 'customer', 'total', 'paid', 'user_id', 'user']));
     expect(paths['/api/v1/invoices/{id}/user'].get).toBeDefined();
     expect(paths['/api/v1/users/{id}/invoices'].get).toBeDefined();
+    // A declared schema's $defs, lifted into components.
+    expect(components.schemas.OrderInput.properties.item).toEqual({ $ref: '#/components/schemas/OrderItem' });
+    expect(components.schemas.OrderItem.required).toEqual(['sku']);
     const filters = components.parameters.PostFilters;
     expect(filters).toMatchObject({ in: 'query', style: 'form', explode: true });
     expect(Object.keys(filters.schema.properties)).toEqual(expect.arrayContaining(['user_id', 'title_like', 'id_gte', 'created_at_lt']));

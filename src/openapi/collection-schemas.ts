@@ -1,5 +1,6 @@
 import type { CollectionDefinition, JsonSchema } from '../engine/definition.js';
 import { maxFilterValues, maxSearchWords, maxSortKeys, maxValuesPerField, operators, scalarFields, type FieldKind } from '../engine/list-query.js';
+import { liftDefs } from './lift-defs.js';
 import { pascal, ref, type Parameter, type Schema } from './types.js';
 
 /** The component names of a collection's schemas: `Post`, `PostInput`, `PostPatch`, `PostList`. */
@@ -15,8 +16,10 @@ export function schemaNames(definition: CollectionDefinition) {
  */
 export function collectionSchemas(definition: CollectionDefinition, all: readonly CollectionDefinition[]): Record<string, Schema> {
   const names = schemaNames(definition);
-  // What writes are validated by: a config-declared collection's schema, else the fields and no other keys.
-  const own = definition.schema ?? { type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false };
+  // What writes are validated by: a config-declared collection's schema (its `$defs` lifted into
+  // components), else the fields and no other keys.
+  const { [names.record]: given, ...defs } = definition.schema ? liftDefs(definition.schema, names.record) : {};
+  const own = (given as JsonSchema | undefined) ?? { type: 'object', properties: definition.fields, required: definition.required, additionalProperties: false };
   const fields = mapFields((own.properties ?? {}) as Record<string, JsonSchema>);
   // Without a schema of its own, a declared collection's fields were read from its fixture: records have them.
   const answered = { ...mapFields(definition.fields), ...fields };
@@ -53,7 +56,7 @@ export function collectionSchemas(definition: CollectionDefinition, all: readonl
     required: ['data', 'pagination'],
     properties: { data: { type: 'array', items: ref(names.record) }, pagination: ref('Pagination') },
   };
-  return { [names.record]: record, [names.input]: input, [names.patch]: patch, [names.list]: list };
+  return { ...defs, [names.record]: record, [names.input]: input, [names.patch]: patch, [names.list]: list };
 }
 
 /** A field's schema as the document shows it: `x-record-id` (the validator's keyword) becomes `RecordId`. */

@@ -4,6 +4,7 @@ import { customNamePattern } from '../engine/custom-collections.js';
 import { localId } from '../engine/record-id.js';
 import { snapshotName } from '../engine/snapshots.js';
 import { maxLatencyMs } from '../simulate/latency.js';
+import { liftDefs } from './lift-defs.js';
 import { ref, type Schema } from './types.js';
 
 const exportSchemaFile = fileURLToPath(new URL('../../schemas/mockapi-export.schema.json', import.meta.url));
@@ -83,22 +84,9 @@ function sharedSchemas(): Record<string, Schema> {
   };
 }
 
-/**
- * The export document's JSON Schema (`schemas/mockapi-export.schema.json`, the one `mockapi import`
- * checks against), with its `$defs` lifted into components (`#/$defs/webhook` → `ExportWebhook`):
- * a `$ref` inside a component resolves against the whole document, not the schema it came from.
- */
+/** The export document's JSON Schema (`schemas/mockapi-export.schema.json`, the one `mockapi import` checks against). */
 function exportSchemas(): Record<string, Schema> {
-  const { $schema: _s, $id: _i, $defs, ...root } = JSON.parse(readFileSync(exportSchemaFile, 'utf8')) as Schema & { $defs: Record<string, Schema> };
-  const name = (def: string) => `Export${def[0]!.toUpperCase()}${def.slice(1)}`;
-  const relink = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(relink);
-    if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\/(.+)$/, (_, def: string) => `#/components/schemas/${name(def)}`) : relink(inner)]),
-    );
-  };
-  return { ExportDocument: relink(root) as Schema, ...Object.fromEntries(Object.entries($defs).map(([def, schema]) => [name(def), relink(schema) as Schema])) };
+  return liftDefs(JSON.parse(readFileSync(exportSchemaFile, 'utf8')) as Schema, 'ExportDocument', 'Export');
 }
 
 const header = (name: string, description: string, schema: Schema, example?: string | number): Schema => ({

@@ -9,15 +9,27 @@ import { resolveConfig, type MockapiConfig } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
 /**
- * A server in-process with every kind of route the document describes: a config-declared
- * collection with a relation to users, custom routes (one shadowing a generated path), and a
+ * A server in-process with every kind of route the document describes: config-declared
+ * collections (one with a relation to users, one with a schema of its own), custom routes (one shadowing a generated path), and a
  * persona whose token holds no scope at all (every guarded operation refuses it, naming the scope).
  */
 export const discoveryConfig = (dir: string): MockapiConfig => {
   const fixture = join(dir, 'invoices.json');
   writeFileSync(fixture, JSON.stringify([{ id: 1, number: 'A-1', customer: 'Ada', total: 12.5, paid: false, user_id: 1 }]));
+  const orders = join(dir, 'orders.json');
+  writeFileSync(orders, JSON.stringify([{ id: 1, item: { sku: 'X-1' }, status: 'open' }]));
+  // A user's JSON Schema with $defs: the document lifts them into components.
+  const orderSchema = {
+    type: 'object',
+    required: ['item'],
+    properties: { item: { $ref: '#/$defs/item' }, status: { enum: ['open', 'closed'] } },
+    $defs: { item: { type: 'object', required: ['sku'], properties: { sku: { type: 'string' } } } },
+  };
   return {
-    collections: { invoices: { fixture, search: ['number', 'customer'], relations: { user: { belongsTo: 'users', key: 'user_id' } } } },
+    collections: {
+      invoices: { fixture, search: ['number', 'customer'], relations: { user: { belongsTo: 'users', key: 'user_id' } } },
+      orders: { fixture: orders, schema: orderSchema },
+    },
     auth: { personas: { nobody: { role: 'viewer', scopes: [] } } },
     routes: {
       'GET /users/featured': () => ({ featured: [1, 2] }),
