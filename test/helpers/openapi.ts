@@ -44,7 +44,7 @@ export interface DiscoveryServer {
   app: H3;
   dir: string;
   /** Calls the app in-process (`path` from the server root). */
-  call(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array }): Promise<Response>;
+  call(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<Response>;
   close(): void;
 }
 
