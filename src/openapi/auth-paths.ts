@@ -49,8 +49,26 @@ export function authSchemas(): Record<string, Schema> {
   };
 }
 
+/** `GET /api/v1/auth/permissions`'s answer. */
+const permissionsSchema: Schema = {
+  type: 'object',
+  required: ['roles', 'rules'],
+  properties: {
+    roles: { type: 'object', additionalProperties: { type: 'array', items: text } },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['method', 'path', 'scope', 'guest'],
+        properties: { method: text, path: text, scope: { type: ['string', 'null'] }, guest: { type: 'boolean' }, note: text },
+      },
+    },
+    note: text,
+  },
+};
+
 /** `/api/v1/auth/*` and the mailbox (contract section 7). */
-export function authRouteDocs(permissionsSchema: Schema): RouteDoc[] {
+export function authRouteDocs(): RouteDoc[] {
   const tokens = { description: 'A new token pair; the sandbox\'s cookie is logged in too.', content: json(ref('Tokens')) };
   const bodyOf = (properties: Record<string, Schema>, required: string[], additional = true): RouteDoc['body'] => ({
     required: true,
@@ -174,21 +192,3 @@ export function authRouteDocs(permissionsSchema: Schema): RouteDoc[] {
     },
   ];
 }
-
-/** `GET /api/v1/auth/permissions`'s answer. */
-export const permissionsSchema: Schema = {
-  type: 'object',
-  required: ['roles', 'rules'],
-  properties: {
-    roles: { type: 'object', additionalProperties: { type: 'array', items: text } },
-    rules: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['method', 'path', 'scope', 'guest'],
-        properties: { method: text, path: text, scope: { type: ['string', 'null'] }, guest: { type: 'boolean' }, note: text },
-      },
-    },
-    note: text,
-  },
-};

@@ -1,6 +1,6 @@
 import type { CollectionDefinition } from '../engine/definition.js';
 import { customDefinition } from '../engine/custom-collections.js';
-import { authRouteDocs, authSchemas, permissionsSchema } from './auth-paths.js';
+import { authRouteDocs, authSchemas } from './auth-paths.js';
 import { collectionRouteDocs, customCollectionRouteDocs } from './collection-paths.js';
 import { collectionParameterComponents, collectionSchemas, pagingParameterComponents, schemaNames } from './collection-schemas.js';
 import { baseComponents, problemResponseName } from './components.js';
@@ -26,7 +26,7 @@ export function routeCatalogue(source: DocumentSource): RouteDoc[] {
     ...collectionRouteDocs(source.collections),
     ...customCollectionRouteDocs(),
     ...sandboxRouteDocs(source.collections),
-    ...authRouteDocs(permissionsSchema),
+    ...authRouteDocs(),
     ...eventRouteDocs(),
     ...serviceRouteDocs(),
   ];
