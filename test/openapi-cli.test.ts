@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { answerChecker } from './helpers/openapi.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { cliPath, startServer, type RunningServer } from './helpers/server.js';
 
 let dir: string;
 let config: string;
@@ -48,6 +49,16 @@ describe('mockapi openapi', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(served);
+  });
+
+  it('stops quietly when its reader stops early (| head)', async () => {
+    const proc = spawn(process.execPath, [cliPath, 'openapi'], { cwd: dir });
+    let stderr = '';
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    proc.stdout.once('data', () => proc.stdout.destroy());
+    const code = await new Promise((done) => proc.once('exit', done));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('refuses an unknown format as bad usage', async () => {

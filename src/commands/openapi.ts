@@ -36,6 +36,10 @@ export function makeOpenApiCommand(): Command {
         db.close();
       }
       if (options.output === undefined) {
+        // A reader that stops early (`| head`) ends the output, not the command with a stack trace.
+        process.stdout.once('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE') throw error;
+        });
         process.stdout.write(text);
         return;
       }
