@@ -19,12 +19,18 @@ import { addGraphQLRoutes } from './routes/graphql.js';
 import { cors, isCarriedHeader } from './http/cors.js';
 import { simulate } from './simulate/simulate.js';
 import { customRoutes } from './routes/custom-routes.js';
+import { createMetrics } from './metrics/metrics.js';
+import { addMetricsRoute } from './routes/metrics.js';
+import { addOpenApiRoutes } from './routes/openapi.js';
+import { addDocsRoutes } from './routes/docs.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
   // activityHooks: each answered request of a sandbox goes to its in-memory activity log.
-  const app = new H3({ silent: true, ...unlessPreflight(activityHooks(runtime)), onError: (error, event) => toProblemResponse(error, event) });
+  // metrics: each answer counted by route pattern and status, with its latency (GET /metrics).
+  const metrics = createMetrics(runtime);
+  const app = new H3({ silent: true, ...metrics.hooks(unlessPreflight(activityHooks(runtime))), onError: (error, event) => toProblemResponse(error, event) });
   app.use(drainUnreadBody);
   // The request chain (STYLE.md): CORS (a preflight ends here), identify (who asks, in which
   // sandbox), simulate (latency, forced status, flaky, reset, rate limit), then each route's guard.
@@ -35,6 +41,9 @@ export function createApp(runtime: Runtime): H3 {
   app.use(customRoutes(runtime));
   addHealthRoute(app, runtime);
   addResetPageRoute(app);
+  addMetricsRoute(app, metrics);
+  addDocsRoutes(app);
+  addOpenApiRoutes(app, runtime);
   addAuthRoutes(app, runtime);
   addSandboxRoutes(app, runtime);
   addSandboxTransferRoutes(app, runtime);

@@ -6,6 +6,7 @@ import { makeExportCommand } from './commands/export.js';
 import { makeImportCommand } from './commands/import.js';
 import { makeInitCommand } from './commands/init.js';
 import { makeWebhookCommand } from './commands/webhook-tail.js';
+import { makeOpenApiCommand } from './commands/openapi.js';
 import { version } from './version.js';
 
 /** Exit codes of every command (contract section 1). */
@@ -27,7 +28,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .addCommand(makeExportCommand())
     .addCommand(makeImportCommand())
     .addCommand(makeWebhookCommand())
-    .addCommand(makeInitCommand());
+    .addCommand(makeInitCommand())
+    .addCommand(makeOpenApiCommand());
 
   applyCliSettings(program);
   try {

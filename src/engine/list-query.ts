@@ -43,14 +43,14 @@ export interface ListQuery {
 const aliases = { page: ['page', '_page'], limit: ['limit', '_limit', '_per_page'] } as const;
 /** Read by other layers (cursors, search, embeds) or harmless (`_` is jQuery's cache buster). */
 const reserved = new Set(['page', '_page', 'limit', '_limit', '_per_page', 'cursor', 'q', '_sort', '_order', '_embed', '_expand', '_']);
-const operators: Operator[] = ['ne', 'gte', 'gt', 'lte', 'lt', 'like'];
+export const operators: Operator[] = ['ne', 'gte', 'gt', 'lte', 'lt', 'like'];
 /** Bounds the SQL a single request can make. */
-const maxValuesPerField = 50;
+export const maxValuesPerField = 50;
 /** All filters together: SQLite refuses an expression tree past about 1,000 terms. */
-const maxFilterValues = 200;
-const maxSortKeys = 8;
+export const maxFilterValues = 200;
+export const maxSortKeys = 8;
 /** Every word of `q` must match, so a longer query is a mistake, not a search. */
-const maxSearchWords = 64;
+export const maxSearchWords = 64;
 
 /** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
 export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 export type RecordId = number | string;
 
-const localId = /^local-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const localId = /^local-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const canonicalInteger = /^[1-9][0-9]{0,15}$/;
 
 /**
