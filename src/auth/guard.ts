@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import { forbidden, unauthorized } from '../errors.js';
+import { contextOf, type RequestContext } from '../http/context.js';
 import { allows } from './scopes.js';
 
 /** What a route declares about who may call it (contract section 7). */
@@ -25,15 +26,14 @@ export interface Access {
  */
 export function requireAccess(event: H3Event, access: Access): void {
   if (access.open) return;
-  const identity = event.context.identity;
-  if (!identity) throw new Error(`${event.url.pathname} declares a scope but no identity was resolved`);
+  const identity = contextOf(event);
   if (identity.role === 'owner') return;
   const declared = typeof access.scope === 'function' ? access.scope(event) : access.scope;
   if (declared === undefined) throw new Error(`${event.url.pathname} declares no scope`);
   for (const scope of typeof declared === 'string' ? [declared] : declared) check(identity, scope, access);
 }
 
-function check(identity: NonNullable<H3Event['context']['identity']>, needed: string | readonly string[], access: Access): void {
+function check(identity: RequestContext, needed: string | readonly string[], access: Access): void {
   const alternatives = typeof needed === 'string' ? [needed] : needed;
   const scope = alternatives.join(' or ');
   // The tokenless guest is told to log in (401); a token with the guest role (a configured

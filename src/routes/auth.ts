@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { H3, H3Event } from 'h3';
 import type { Account } from '../auth/accounts.js';
 import { sandboxOf } from '../auth/identity.js';
+import { contextOf } from '../http/context.js';
 import { noAccountMessage, resetMessage } from '../auth/mail.js';
 import { hashPassword } from '../auth/passwords.js';
 import { roles } from '../auth/scopes.js';
@@ -12,7 +13,6 @@ import {
   conflict,
   invalidCredentials,
   invalidResetToken,
-  invalidSimulation,
   invalidToken,
   refreshTokenReused,
   unauthorized,
@@ -49,12 +49,8 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
       if (ttl === undefined) throw validationFailed([{ path: '/token_ttl', message: 'must be seconds or a duration such as "5m"' }]);
       asked.push(ttl);
     }
-    const header = event.req.headers.get('x-simulate-jwt-expiry');
-    if (header !== null) {
-      const ttl = parseDuration(header);
-      if (ttl === undefined) throw invalidSimulation(`X-Simulate-JWT-Expiry must be seconds or a duration such as "0", "5s" or "1m"; got ${JSON.stringify(header)}`);
-      asked.push(ttl);
-    }
+    const simulated = contextOf(event).simulate?.jwtExpiry;
+    if (simulated !== undefined) asked.push(simulated);
     return asked.length ? Math.min(...asked) : undefined;
   };
 

@@ -1,5 +1,4 @@
 import type { H3, H3Event } from 'h3';
-import { payloadTooLarge } from '../errors.js';
 import { graphiqlAsset, graphiqlAssets, graphiqlPage } from '../graphql/graphiql.js';
 import type { Runtime } from '../runtime.js';
 import { readText } from './_body.js';
@@ -36,11 +35,7 @@ export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
       },
       POST: {
         open: true,
-        handler: async (event) => {
-          const limit = runtime.config.limits.bodyBytes;
-          if (Number(event.req.headers.get('content-length') ?? 0) > limit) throw payloadTooLarge(limit);
-          return run(event, await readText(event, limit));
-        },
+        handler: async (event) => run(event, await readText(event, runtime.config.limits.bodyBytes)),
       },
     }),
   );
