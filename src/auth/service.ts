@@ -17,9 +17,6 @@ export interface TokenAnswer {
   scopes: string[];
 }
 
-/** Tokens past these are refused as a simulation of nothing useful: a day for access, a year for refresh. */
-const maxAccessTtl = 86_400;
-
 /**
  * Authentication over the engine: accounts, the token key, issuing token pairs (a new refresh
  * family per login) and checking a request's access token against its sandbox.
@@ -45,7 +42,8 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
 
     /**
      * A new access and refresh token for the account in the sandbox: a new family (login,
-     * register) or the next of one (refresh). `accessTtl` may shorten the configured lifetime.
+     * register) or the next of one (refresh). `accessTtl` (`token_ttl`, `X-Simulate-JWT-Expiry`)
+     * may shorten `auth.accessTtl`, never lengthen it (contract section 7).
      * `consumes`: the refresh token a refresh presents, consumed in the transaction that stores
      * its successor; if it is no longer live by then (a concurrent refresh with the same token
      * won), that is reuse: the family is revoked and nothing is issued.
@@ -53,7 +51,7 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
     async issue(sandbox: string, account: Account, options: { now: number; accessTtl?: number; family?: string; consumes?: string }): Promise<TokenAnswer> {
       const family = options.family ?? `fam_${randomUUID()}`;
       const base = { sub: account.id, sid: sandbox, role: account.role, scope: account.scopes.join(' '), fam: family };
-      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, maxAccessTtl);
+      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, config.auth.accessTtl);
       const access = await tokens().sign('access', base, accessTtl, options.now);
       const refresh = await tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
       // Consuming and storing in one transaction: a reuse that revokes the family while this
@@ -65,7 +63,7 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
         return true;
       });
       if (!stored) {
-        engine.sandboxes.write(() => store.revokeFamily(family));
+        auth.revokeFamilies(sandbox, [family]);
         throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
       }
       return {
@@ -94,19 +92,30 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
       return claims && auth.checkUser(claims);
     },
 
-    /** The claims, if their user still exists in their sandbox; else 401 INVALID_TOKEN. */
+    /**
+     * The claims, if their user still exists in their sandbox and their family was not revoked
+     * (logout, reuse, a password reset end the family's access tokens too); else 401 INVALID_TOKEN.
+     * Checked on every request, the verified-token cache included; the answer is kept in the
+     * sandbox's answer cache (dropped on every change to it and by `revokeFamilies`), so a token
+     * used again costs no SQL.
+     */
     checkUser(claims: Claims): Claims {
-      if (!auth.exists(claims.sid, claims.sub)) throw invalidToken("the token's user no longer exists in its sandbox");
+      const verdict = engine.answers.answer(claims.sid, `\u0000account ${claims.sub} ${claims.fam}`, () => {
+        if (store.familyRevoked(claims.fam)) return 'revoked';
+        const exists = claims.sub.startsWith('persona:') ? accounts.personas().has(claims.sub.slice('persona:'.length)) : accounts.byId(claims.sid, claims.sub) !== undefined;
+        return exists ? 'live' : 'gone';
+      });
+      if (verdict === 'revoked') throw invalidToken('this token was revoked (logout, reuse or a password reset); log in again');
+      if (verdict !== 'live') throw invalidToken("the token's user no longer exists in its sandbox");
       return claims;
     },
 
-    /**
-     * Whether the account exists in the sandbox. A user's lookup is kept in the sandbox's answer
-     * cache (dropped on every change to it), so a token used again costs no SQL.
-     */
-    exists(sandbox: string, id: string): boolean {
-      if (id.startsWith('persona:')) return accounts.personas().has(id.slice('persona:'.length));
-      return engine.answers.answer(sandbox, `\u0000account ${id}`, () => (accounts.byId(sandbox, id) ? '1' : '')) === '1';
+    /** Revokes refresh families (logout, reuse), and with them their access tokens, in one transaction. */
+    revokeFamilies(sandbox: string, families: Iterable<string>): void {
+      engine.sandboxes.write(() => {
+        for (const family of families) store.revokeFamily(family);
+      });
+      engine.sandboxChanged(sandbox);
     },
   };
   return auth;

@@ -3,7 +3,7 @@ import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';
 import { listPage, type Pagination } from './list-page.js';
-import { listParamsToSearch, parseListQuery, parseRelationsQuery, type ListParams, type ListQuery } from './list-query.js';
+import { listParamsToSearch, parseListQuery, parseRelationsQuery, type ListParams, type ListQuery, type Relations } from './list-query.js';
 import { relatedOf } from './relations.js';
 import { maxRelated } from '../db/merged-view.js';
 
@@ -106,19 +106,19 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
        * `_embed`/`_expand`). The parent must be visible in the sandbox, and so must a `one`
        * relation's record: else 404.
        */
-      relatedJson(id: unknown, relationName: string, search: URLSearchParams): string {
+      relatedJson(id: unknown, relationName: string, search: URLSearchParams, relations?: Relations): string {
         const relation = relationOf(relationName);
         const target = deps.store(relation.collection);
         if (!target) throw notFound(`no collection named "${relation.collection}"`);
         const parent = store.get(sandbox, id);
         if (!parent) throw missing(id);
         if (relation.kind === 'one') {
-          const relations = parseRelationsQuery(search, target.definition);
-          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
+          const names = parseRelationsQuery(search, target.definition, relations);
+          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], names);
           if (json === undefined) throw missingIn(target.definition, parent[relation.field] ?? null);
           return json;
         }
-        const query = parseListQuery(search, maxPageSize, target.definition);
+        const query = parseListQuery(search, maxPageSize, target.definition, relations);
         const page = target.list(sandbox, childQueryFrom(query, relation, [parent[relation.key ?? 'id']]));
         return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
       },

@@ -3,7 +3,7 @@ import type { H3, H3Event } from 'h3';
 import type { Account } from '../auth/accounts.js';
 import { sandboxOf } from '../auth/identity.js';
 import { contextOf } from '../http/context.js';
-import { noAccountMessage, resetMessage } from '../auth/mail.js';
+import { noAccountMessage, personaMessage, resetMessage } from '../auth/mail.js';
 import { hashPassword } from '../auth/passwords.js';
 import { roles } from '../auth/scopes.js';
 import { CONSUMED, LIVE } from '../engine/auth-store.js';
@@ -66,13 +66,16 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
     return answer;
   };
 
-  /** The user a request acts as: its token's, else the one the sandbox's cookie logged in; 401 without one. */
-  const currentAccount = (event: H3Event): { sandbox: string; account: Account } => {
-    const identity = event.context.identity!;
-    const sandbox = sandboxOf(event);
-    const id = identity.token?.sub ?? store.session(engine.sandboxes.sidOf(sandbox));
+  /**
+   * The user a request acts as: its token's, else (`cookie`: reads of `GET /auth/me` only, contract
+   * section 7) the one the sandbox's cookie logged in; 401 without one.
+   */
+  const currentAccount = (event: H3Event, cookie: boolean): { sandbox: string; account: Account } => {
+    const ctx = contextOf(event);
+    const sandbox = ctx.sandbox;
+    const id = ctx.token?.sub ?? (cookie ? store.session(engine.sandboxes.sidOf(sandbox)) : undefined);
     const account = id === undefined ? undefined : accounts.byId(sandbox, id);
-    if (!account) throw unauthorized('log in first: send a Bearer token, or log in with this sandbox cookie');
+    if (!account) throw unauthorized(cookie ? 'log in first: send a Bearer token, or log in with this sandbox cookie' : 'changing the profile needs a Bearer token');
     return { sandbox, account };
   };
   const me = (account: Account) => ({ user: account.user, role: account.role, scopes: account.scopes });
@@ -143,7 +146,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           if (!row) throw invalidToken('this refresh token is not known here (its sandbox was purged, or it was never issued)');
           if (row.state === CONSUMED) {
             // A consumed token presented again: someone may hold a copy. The whole family goes.
-            engine.sandboxes.write(() => store.revokeFamily(row.family));
+            auth.revokeFamilies(claims.sid, [row.family]);
             throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
           }
           if (row.state !== LIVE) throw invalidToken('this refresh token was revoked (logout, reuse or a password reset); log in again');
@@ -170,8 +173,8 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
             families.add(claims.fam);
           }
           const sandbox = sandboxOf(event);
+          auth.revokeFamilies(sandbox, families);
           engine.sandboxes.write(() => {
-            for (const family of families) store.revokeFamily(family);
             const sid = engine.sandboxes.sidOf(sandbox);
             if (sid) store.clearSession(sid);
           });
@@ -184,11 +187,11 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
   app.all(
     '/api/v1/auth/me',
     resource({
-      GET: { open: true, handler: (event) => me(currentAccount(event).account) },
+      GET: { open: true, handler: (event) => me(currentAccount(event, true).account) },
       PATCH: {
         open: true,
         handler: async (event) => {
-          const { sandbox, account } = currentAccount(event);
+          const { sandbox, account } = currentAccount(event, false);
           const given = await body(event);
           const problems: FieldProblem[] = Object.keys(given)
             .filter((key) => !(profileFields as readonly string[]).includes(key))
@@ -235,11 +238,17 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           const sandbox = sandboxOf(event);
           const account = accounts.find(sandbox, email);
           const known = account && String(account.user.email).toLowerCase() === email.toLowerCase();
+          // Personas' passwords come from the config: their message says so and carries no token.
+          const resettable = known && account.kind === 'user';
           const token = randomBytes(24).toString('base64url');
-          const message = known ? resetMessage(email, String(account.user.name ?? account.user.username), token, event.url.origin) : noAccountMessage(email);
+          const message = resettable
+            ? resetMessage(email, String(account.user.name ?? account.user.username), token, event.url.origin)
+            : known
+              ? personaMessage(email)
+              : noAccountMessage(email);
           engine.sandboxes.write(() => {
             const sid = engine.sandboxes.ensureRow(sandbox);
-            if (known) store.putResetToken(sid, account.id, token);
+            if (resettable) store.putResetToken(sid, account.id, token);
             store.addMessage(sid, JSON.stringify(message));
           });
           // The same answer either way: no account enumeration.
@@ -261,14 +270,15 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
           const sandbox = sandboxOf(event);
           const sid = engine.sandboxes.sidOf(sandbox);
           const userId = store.resetTokenUser(sid, given.token as string);
-          if (!userId || !accounts.byId(sandbox, userId)) throw invalidResetToken();
+          if (!userId || accounts.byId(sandbox, userId)?.kind !== 'user') throw invalidResetToken();
           const hash = await hashPassword(given.password as string);
           engine.sandboxes.write(() => {
             if (!store.useResetToken(sid, given.token as string)) throw invalidResetToken();
             store.setPassword(sid, userId, hash);
-            // Sessions of the old password end: every refresh family of the user in this sandbox.
+            // Sessions of the old password end: every refresh family of the user in this sandbox, and its access tokens.
             store.revokeUser(sid, userId);
           });
+          engine.sandboxChanged(sandbox);
           return { message: 'password changed; log in with the new one' };
         },
       },
@@ -279,9 +289,8 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
     '/api/v1/inbox/messages',
     resource({
       GET: {
-        // Part of password recovery: readable by guests too (auth.required), like forgot/reset password.
+        // It holds reset tokens: the owner reads it, a token needs inbox:read (`*:read` does not cover it).
         scope: 'inbox:read',
-        public: true,
         handler: (event) => {
           const sandbox = sandboxOf(event);
           const params = event.url.searchParams;

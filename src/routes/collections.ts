@@ -2,7 +2,9 @@ import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
-import { parseListQuery, parseRelationsQuery, type ListQuery } from '../engine/list-query.js';
+import { parseListQuery, parseRelations, parseRelationsQuery, type ListQuery, type Relations } from '../engine/list-query.js';
+import type { CollectionDefinition } from '../engine/definition.js';
+import { collectionAccess, type Needed } from '../auth/authorize.js';
 import { notFound } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
@@ -22,15 +24,15 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     return store;
   };
   /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
-  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
-  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands. */
-  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): string[] => {
-    const relations = engine.collection(name)?.definition.relations ?? [];
-    const asked = ['_embed', '_expand'].flatMap((key) => event.url.searchParams.getAll(key).flatMap((value) => value.split(',')));
-    const targets = relations.filter((r) => asked.includes(r.name)).map((r) => r.collection);
-    return [...new Set([name, ...targets])].map((collection) => `${collection}:read`);
+  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => [collectionAccess(event.context.params?.collection ?? '', action).needed];
+  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands (parsed once, as the engine reads them). */
+  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): Needed[] => {
+    const definition = storeOf(event, name).definition;
+    const { embed, expand } = relationsOf(event, definition);
+    const targets = [...embed, ...expand].map((relation) => definition.relations.find((r) => r.name === relation)!.collection);
+    return [...new Set([name, ...targets])].map((collection) => collectionAccess(collection, 'read').needed);
   };
-  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes });
+  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes, isPublic: true });
 
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
@@ -50,8 +52,12 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
         const relation = relationOf(event, store);
         const sandbox = sandboxOf(event);
         const id = idOf(event);
+        const target = storeOf(event, relation.collection).definition;
         return answer(event, sandbox, () =>
-          engine.forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize }).collection(store.definition.name).relatedJson(id, relation.name, event.url.searchParams),
+          engine
+            .forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize })
+            .collection(store.definition.name)
+            .relatedJson(id, relation.name, event.url.searchParams, relationsOf(event, target)),
         );
       },
     },
@@ -71,14 +77,32 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   });
 }
 
+declare module 'h3' {
+  interface H3EventContext {
+    /** `_embed`/`_expand` of the request, parsed once: the guard checks them, the engine adds them. */
+    relations?: Relations;
+  }
+}
+
+const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
+
+/** The request's `_embed`/`_expand` on the collection it reads, parsed once (a request without them parses nothing). */
+export function relationsOf(event: H3Event, definition: CollectionDefinition): Relations {
+  const search = event.url.search;
+  if (!search.includes('_embed') && !search.includes('_expand')) return noRelations;
+  return (event.context.relations ??= parseRelations(event.url.searchParams, definition));
+}
+
 /** What the generic collection routes need to know of the collections a path names. */
 export interface CollectionRouteOptions {
   /** The collection the path names (404 or 400 when it names none). */
   storeOf: (event: H3Event) => CollectionStore;
   /** The scopes a write or delete needs (an entry that is a list: any one of them). */
-  scope: (action: 'write' | 'delete') => (event: H3Event) => string | (string | readonly string[])[];
+  scope: (action: 'write' | 'delete') => (event: H3Event) => Needed[];
   /** The scopes a read needs. */
-  readScopes: (event: H3Event) => (string | readonly string[])[];
+  readScopes: (event: H3Event) => Needed[];
+  /** Guests may read it (`auth.required`): the baseline collections, not a sandbox's custom ones. */
+  isPublic: boolean;
 }
 
 /**
@@ -88,7 +112,7 @@ export interface CollectionRouteOptions {
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
   const { engine, config } = runtime;
-  const { storeOf, scope, readScopes } = options;
+  const { storeOf, scope, readScopes, isPublic } = options;
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
@@ -101,7 +125,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
     const request = role === 'owner' ? event.url.pathname + event.url.search : `${role} ${event.url.pathname}${event.url.search}`;
     return sendJson(event, engine.answers.answer(sandbox, request, produce));
   };
-  const read = { scope: (event: H3Event) => readScopes(event), public: true };
+  const read = { scope: (event: H3Event) => readScopes(event), public: isPublic };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);
     return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
@@ -125,7 +149,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
         return answer(event, sandbox, () => {
-          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition);
+          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition, relationsOf(event, store.definition));
           return listBody(store, sandbox, query);
         });
       },
@@ -148,7 +172,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         const id = idOf(event);
         const sandbox = sandboxOf(event);
         return answer(event, sandbox, () => {
-          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition));
+          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition, relationsOf(event, store.definition)));
           if (json === undefined) throw missing(store, id);
           return json;
         });

@@ -32,7 +32,6 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
     resource({
       GET: {
         scope: (event) => either(event, 'read'),
-        public: true,
         handler: async (event) => {
           const name = nameOf(event);
           const format = event.url.searchParams.get('format') ?? 'csv';

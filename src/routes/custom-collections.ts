@@ -18,6 +18,8 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
     scope: (action) => (event) => [customCollectionScope(nameOf(event), action)],
     readScopes: (event) => [customCollectionScope(nameOf(event), 'read')],
+    // A sandbox's own collections: guests read the baseline collections only (contract section 7).
+    isPublic: false,
   });
 
   app.all(
@@ -25,7 +27,6 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
     resource({
       GET: {
         scope: 'custom:read',
-        public: true,
         handler: (event) => {
           const collections = engine.custom.list(sandboxOf(event));
           return {

@@ -1,7 +1,5 @@
-import { customPrefix } from '../engine/custom-collections.js';
 import type { H3Event, Middleware } from 'h3';
-import { requireAccess } from '../auth/guard.js';
-import { customCollectionScope } from '../auth/scopes.js';
+import { authorize, authorizeCollections } from '../auth/authorize.js';
 import type { ResolvedConfig } from '../config.js';
 import { toAnswer } from '../custom-routes/answer.js';
 import { createRouteContext } from '../custom-routes/context.js';
@@ -65,19 +63,15 @@ async function otherMethod(event: H3Event, next: () => unknown, allow: string[])
 async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params: Record<string, string>): Promise<Response> {
   const { config, engine } = runtime;
   const identity = contextOf(event);
+  // The route's own declaration (contract section 19): guests only where public, a token needs the named scope.
+  authorize(identity, route.scope ? [route.scope] : [], route.public);
   const ctx = createRouteContext({
     params,
     query: new URLSearchParams(event.url.search),
     identity,
     view: () => engine.forSandbox(identity.sandbox, { maxPageSize: config.limits.maxPageSize }),
-    // The REST guard itself, with the scope the REST route of that operation declares.
-    // A sandbox's custom collection (`custom.invoices`) takes `invoices:<action>` or `custom:<action>`, as its REST routes do.
-    authorize: (collection, action) =>
-      requireAccess(event, {
-        scope: () =>
-          collection.startsWith(customPrefix) ? [customCollectionScope(collection.slice(customPrefix.length), action)] : `${collection}:${action}`,
-        public: action === 'read',
-      }),
+    // The one authorization decision, with the scope the REST route of that operation needs.
+    authorize: (collection, action) => authorizeCollections(identity, [collection], action),
     user: () => (identity.token ? runtime.auth.accounts.byId(identity.sandbox, identity.token.sub)?.user : undefined),
   });
   try {

@@ -1,6 +1,8 @@
 import type { H3 } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
-import { buildExportDocument } from '../engine/export-document.js';
+import { holds } from '../auth/authorize.js';
+import { buildExportDocument, withhold, type Withheld } from '../engine/export-document.js';
+import { contextOf } from '../http/context.js';
 import { importDocument } from '../engine/import-document.js';
 import { ApiError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -23,10 +25,15 @@ export function addSandboxTransferRoutes(app: H3, runtime: Runtime): void {
       GET: {
         scope: 'sandbox:read',
         handler: (event) => {
-          const sandbox = sandboxOf(event);
+          const ctx = contextOf(event);
+          const sandbox = ctx.sandbox;
           // As any read: a sandbox idle past its TTL is dropped first, so it exports as fresh.
           engine.sandboxes.sidOf(sandbox);
-          return buildExportDocument(db, engine.collections, [sandbox]);
+          const document = buildExportDocument(db, engine.collections, [sandbox]);
+          const left: Withheld[] = [];
+          if (!holds(ctx, 'webhooks:write')) left.push('webhooks.secret');
+          if (!holds(ctx, 'inbox:read')) left.push('mailbox');
+          return left.length ? { ...document, sandboxes: document.sandboxes.map((one) => withhold(one, left)) } : document;
         },
       },
     }),

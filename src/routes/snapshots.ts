@@ -1,5 +1,7 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
+import { authorize } from '../auth/authorize.js';
 import { sandboxOf } from '../auth/identity.js';
+import { contextOf } from '../http/context.js';
 import { snapshotNameProblem, type SnapshotInfo, type SnapshotStore } from '../engine/snapshots.js';
 import { notFound, validationFailed, type FieldProblem } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -28,6 +30,8 @@ export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: Snapshot
           const nameProblem = snapshotNameProblem(body.name);
           if (nameProblem) problems.unshift(nameProblem);
           if (problems.length) throw validationFailed(problems);
+          // Replacing one by its name deletes it first: that needs what deleting needs.
+          if (snapshots.find(sandbox, body.name as string)) authorize(contextOf(event), ['sandbox:delete']);
           return shape(snapshots.take(sandbox, body.name));
         },
       },

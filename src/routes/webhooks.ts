@@ -1,7 +1,11 @@
 import { paginationOf } from '../engine/pagination.js';
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { randomUUID } from 'node:crypto';
+import { holds } from '../auth/authorize.js';
 import { sandboxOf } from '../auth/identity.js';
+import { contextOf } from '../http/context.js';
+import { withoutSecret } from '../engine/export-document.js';
+import type { Subscription } from '../engine/webhook-store.js';
 import { envelopeOf } from '../engine/change-log.js';
 import { notFound } from '../errors.js';
 import { readInteger } from '../engine/list-query.js';
@@ -18,6 +22,8 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
   const idOf = (event: H3Event, name = 'id') => getRouterParam(event, name, { decode: true }) ?? '';
   const missing = (id: string) => notFound(`this sandbox has no webhook ${JSON.stringify(id)}`);
   const settings = () => readWebhookSettings(runtime.config);
+  /** Signing secrets go to `webhooks:write` holders only: a reader could forge deliveries with one. */
+  const shown = (event: H3Event, hook: Subscription) => (holds(contextOf(event), 'webhooks:write') ? hook : withoutSecret(hook));
   const subscription = (event: H3Event) => {
     const id = idOf(event);
     const found = store.get(sandboxOf(event), id);
@@ -32,7 +38,7 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
         scope: 'webhooks:read',
         handler: (event) => {
           const all = store.list(sandboxOf(event));
-          return { data: all, pagination: wholeList(all.length) };
+          return { data: all.map((hook) => shown(event, hook)), pagination: wholeList(all.length) };
         },
       },
       POST: {
@@ -48,7 +54,7 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
   app.all(
     '/api/v1/webhooks/:id',
     resource({
-      GET: { scope: 'webhooks:read', handler: (event) => subscription(event) },
+      GET: { scope: 'webhooks:read', handler: (event) => shown(event, subscription(event)) },
       PATCH: {
         scope: 'webhooks:write',
         handler: async (event) => {

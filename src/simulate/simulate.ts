@@ -20,8 +20,8 @@ export interface Simulation {
   jwtExpiry?: number;
 }
 
-/** `X-Simulate-Clock-Skew` may shift the clock by at most a day either way. */
-export const maxSkewSeconds = 86_400;
+/** `X-Simulate-Clock-Skew` may shift the clock by at most five minutes either way (contract section 7). */
+export const maxSkewSeconds = 300;
 const skewUnits: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
 /**
@@ -100,7 +100,7 @@ export function parseSkew(text: string): number {
   const match = /^\s*([+-])?(\d+(?:\.\d+)?)(ms|s|m|h)?\s*$/.exec(text);
   const seconds = match ? Number(match[2]) * skewUnits[match[3] ?? 's'] * (match[1] === '-' ? -1 : 1) : NaN;
   if (!Number.isFinite(seconds) || Math.abs(seconds) > maxSkewSeconds) {
-    throw invalidSimulation(`X-Simulate-Clock-Skew must be a signed duration of at most a day, such as "+120s" or "-5m"; got ${JSON.stringify(text)}`);
+    throw invalidSimulation(`X-Simulate-Clock-Skew must be a signed duration of at most 5 minutes, such as "+120s" or "-5m"; got ${JSON.stringify(text)}`);
   }
   return seconds;
 }
