@@ -23,6 +23,7 @@ function requiredServer(): () => RunningServer {
         'POST /side-effect': () => ({ done: true }),
         'GET /open': { public: true, handler: () => ({ open: true }) },
         'GET /stats': { scope: 'stats:read', handler: () => ({ stats: 1 }) },
+        'GET /posts-with-comments': async (request, ctx) => (await ctx.collection('posts').list({ _embed: 'comments', limit: 1 })).data[0].comments.length,
       },
     };\n`;
     writeFileSync(join(dir, 'mockapi.config.mjs'), config);
@@ -109,6 +110,15 @@ describe('custom routes follow the role rules (28.6)', () => {
     const viewer = await login(api, 'viewer', { sandbox });
     expect((await withToken(api, 'GET', '/stats', viewer.access_token)).status).toBe(200);
     expect((await withToken(api, 'POST', '/side-effect', reader.access_token, {})).status).toBe(200);
+  });
+
+  it("ctx.collection(...).list({_embed}) checks the embedded collection's scope, as REST does", async () => {
+    const { api } = required();
+    const sandbox = `routes-${unique()}`;
+    const reader = await login(api, 'reader', { sandbox });
+    expectProblem(await withToken(api, 'GET', '/posts-with-comments', reader.access_token), 403, 'FORBIDDEN');
+    const viewer = await login(api, 'viewer', { sandbox });
+    expect((await withToken(api, 'GET', '/posts-with-comments', viewer.access_token)).status).toBe(200);
   });
 });
 

@@ -103,7 +103,7 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
      * used again costs no SQL.
      */
     checkUser(claims: Claims): Claims {
-      const verdict = engine.answers.answer(claims.sid, `\u0000account ${claims.sub} ${claims.fam}`, () => {
+      const verdict = engine.answers.tokenVerdict(claims.sid, claims.sub, claims.fam, () => {
         if (store.familyRevoked(claims.fam)) return 'revoked';
         const exists = claims.sub.startsWith('persona:') ? accounts.personas().has(claims.sub.slice('persona:'.length)) : accounts.byId(claims.sid, claims.sub) !== undefined;
         return exists ? 'live' : 'gone';

@@ -1,5 +1,6 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
+import { contextOf } from '../http/context.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
 import { parseListQuery, parseRelations, parseRelationsQuery, type ListQuery, type Relations } from '../engine/list-query.js';
@@ -116,15 +117,9 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
-  /**
-   * Reads answer from the engine's cache of finished answers (kept true by it), after the guard.
-   * A token's role is part of the key, so nothing cached for one role is served to another.
-   */
-  const answer = (event: H3Event, sandbox: string, produce: () => string) => {
-    const role = event.context.identity?.role ?? 'owner';
-    const request = role === 'owner' ? event.url.pathname + event.url.search : `${role} ${event.url.pathname}${event.url.search}`;
-    return sendJson(event, engine.answers.answer(sandbox, request, produce));
-  };
+  /** Reads answer from the engine's cache of finished answers (kept true by it), after the guard. */
+  const answer = (event: H3Event, sandbox: string, produce: () => string) =>
+    sendJson(event, engine.answers.answer(sandbox, contextOf(event).role, event.url.pathname + event.url.search, produce));
   const read = { scope: (event: H3Event) => readScopes(event), public: isPublic };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);

@@ -1,5 +1,5 @@
 import type { H3Event, Middleware } from 'h3';
-import { authorize, authorizeCollections } from '../auth/authorize.js';
+import { authorize } from '../auth/authorize.js';
 import type { ResolvedConfig } from '../config.js';
 import { toAnswer } from '../custom-routes/answer.js';
 import { createRouteContext } from '../custom-routes/context.js';
@@ -69,9 +69,7 @@ async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params:
     params,
     query: new URLSearchParams(event.url.search),
     identity,
-    view: () => engine.forSandbox(identity.sandbox, { maxPageSize: config.limits.maxPageSize }),
-    // The one authorization decision, with the scope the REST route of that operation needs.
-    authorize: (collection, action) => authorizeCollections(identity, [collection], action),
+    view: () => engine.for(identity, { maxPageSize: config.limits.maxPageSize }),
     user: () => (identity.token ? runtime.auth.accounts.byId(identity.sandbox, identity.token.sub)?.user : undefined),
   });
   try {
