@@ -109,7 +109,11 @@ describe('roles on every route (with a token; auth not required)', () => {
     const permissions = await request(`${server.api}/auth/permissions`);
     expect(permissions.status).toBe(200);
     expect(permissions.body.roles.viewer).toEqual(['*:read']);
-    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'DELETE', path: '/api/v1/posts/{id}', scope: 'posts:delete' }));
+    // Generated from the routes' declarations (not a second list).
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'DELETE', path: '/api/v1/{collection}/{id}', scope: '{collection}:delete', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/inbox/messages', scope: 'inbox:read', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/custom/{name}', scope: '{name}:read or custom:read', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'POST', path: '/api/v1/auth/login', scope: null, guest: true }));
   });
 });
 

@@ -11,6 +11,10 @@ export interface Access {
    * collection's `invoices:write` or `custom:write`).
    */
   scope?: string | ((event: H3Event) => string | Needed[]);
+  /** How `GET /auth/permissions` words a scope worked out per request (`<collection>:read`). */
+  scopeText?: string;
+  /** A remark for `GET /auth/permissions`. */
+  note?: string;
   /** Guests may call it too (`auth.required` without a token): the reads of the baseline collections. */
   public?: boolean;
   /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */

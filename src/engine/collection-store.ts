@@ -42,6 +42,7 @@ export interface StoreContext {
   changes: ChangeLog;
   /** Looks up another collection (foreign keys name them by name). */
   collection: (name: string) => CollectionDefinition | undefined;
+  /** Says a record changed, after its write: the engine drops the sandbox's cached answers (listeners read the change log). */
   emit: (event: ChangeEvent) => void;
 }
 
@@ -72,7 +73,10 @@ function prepareOverlayWrites(db: OpenDatabase) {
   return { insert, rewrite, drop };
 }
 
-/** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
+/**
+ * The engine's operations on one collection, for any sandbox. No h3 here; rule violations throw
+ * the service's problem errors (`errors.ts`), a missing record is `undefined`.
+ */
 export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
   const { db, view, sandboxes, search, limits, emit, changes } = context;
   const { cid } = definition;

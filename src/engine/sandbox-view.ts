@@ -33,7 +33,7 @@ export interface ViewDeps {
 const batchSize = 256;
 
 /**
- * The engine bound to one sandbox (STYLE.md "Where the next layers plug in"; contract section 19's
+ * The engine bound to one sandbox (STYLE.md "One way into the engine"; contract section 19's
  * `ctx.collection(name)`): list queries as plain objects with the REST parameter names, records as
  * objects, relations as engine operations. Every operation goes through the collection store, so
  * rules, caps, validation and change events are those of REST. The batch operations (`getMany`,

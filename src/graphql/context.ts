@@ -2,7 +2,7 @@ import { authorizeCollections, type Action } from '../auth/authorize.js';
 import type { SandboxView } from '../engine/sandbox-view.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** Who asks, as the identify step resolved it (no HTTP here: the route hands it over). */
+/** Who asks, as the request context resolved it (no HTTP here: the route hands it over). */
 export interface Access {
   role: string;
   scopes: readonly string[];

@@ -6,7 +6,7 @@ import { validationFailed, type FieldProblem } from '../errors.js';
 import { contextOf } from '../http/context.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
-import { resource, sendJson } from './_resource.js';
+import { declaredRoutesOf, route, sendJson } from './_resource.js';
 import { paginationOf } from '../engine/pagination.js';
 import { readInteger } from '../engine/list-query.js';
 import { permissions } from './auth-permissions.js';
@@ -36,7 +36,7 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
   };
 
   const post = (path: string, handler: (event: H3Event, given: Json) => unknown) =>
-    app.all(path, resource({ POST: { open: true, handler: async (event) => handler(event, await body(event)) } }));
+    route(app, path, { POST: { open: true, handler: async (event) => handler(event, await body(event)) } });
 
   post('/api/v1/auth/login', (event, given) => {
     const problems = requireText(given, ['password']);
@@ -62,46 +62,38 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
     return auth.refresh(given.refresh_token as string, contextOf(event).clock, issueOptions(event, given).accessTtl);
   });
 
-  app.all(
-    '/api/v1/auth/logout',
-    resource({
-      POST: {
-        open: true,
-        handler: async (event) => {
-          const ctx = contextOf(event);
-          const given = hasBody(event) ? await body(event) : {};
-          const families = new Set(ctx.token ? [ctx.token.fam] : []);
-          const refreshToken = typeof given.refresh_token === 'string' ? given.refresh_token : undefined;
-          const revoked = await auth.logout(ctx.sandbox, families, refreshToken, ctx.clock);
-          return { message: 'logged out', sandbox: ctx.sandbox, revokedFamilies: revoked };
-        },
+  route(app, '/api/v1/auth/logout', {
+    POST: {
+      open: true,
+      handler: async (event) => {
+        const ctx = contextOf(event);
+        const given = hasBody(event) ? await body(event) : {};
+        const families = new Set(ctx.token ? [ctx.token.fam] : []);
+        const refreshToken = typeof given.refresh_token === 'string' ? given.refresh_token : undefined;
+        const revoked = await auth.logout(ctx.sandbox, families, refreshToken, ctx.clock);
+        return { message: 'logged out', sandbox: ctx.sandbox, revokedFamilies: revoked };
       },
-    }),
-  );
+    },
+  });
 
-  app.all(
-    '/api/v1/auth/me',
-    resource({
-      GET: { open: true, handler: (event) => auth.me(contextOf(event).sandbox, contextOf(event).token?.sub) },
-      PATCH: {
-        open: true,
-        handler: async (event) => {
-          const ctx = contextOf(event);
-          // Without a token there is no one to change: 401 before the body is read.
-          if (!ctx.token) return auth.updateProfile(ctx.sandbox, undefined, {});
-          return auth.updateProfile(ctx.sandbox, ctx.token.sub, await body(event));
-        },
+  route(app, '/api/v1/auth/me', {
+    GET: { open: true, note: 'a token, or the login of the sandbox cookie', handler: (event) => auth.me(contextOf(event).sandbox, contextOf(event).token?.sub) },
+    PATCH: {
+      open: true,
+      note: 'a token, for its own profile',
+      handler: async (event) => {
+        const ctx = contextOf(event);
+        // Without a token there is no one to change: 401 before the body is read.
+        if (!ctx.token) return auth.updateProfile(ctx.sandbox, undefined, {});
+        return auth.updateProfile(ctx.sandbox, ctx.token.sub, await body(event));
       },
-    }),
-  );
+    },
+  });
 
-  app.all(
-    '/api/v1/auth/roles',
-    resource({
-      GET: { open: true, handler: () => ({ data: Object.entries(roles).map(([name, role]) => ({ name, ...role })) }) },
-    }),
-  );
-  app.all('/api/v1/auth/permissions', resource({ GET: { open: true, handler: () => permissions(runtime.engine.collections) } }));
+  route(app, '/api/v1/auth/roles', {
+    GET: { open: true, handler: () => ({ data: Object.entries(roles).map(([name, role]) => ({ name, ...role })) }) },
+  });
+  route(app, '/api/v1/auth/permissions', { GET: { open: true, handler: () => permissions(declaredRoutesOf(app)) } });
 
   post('/api/v1/auth/forgot-password', (event, given) => {
     const problems = requireText(given, ['email']);
@@ -118,23 +110,21 @@ export function addAuthRoutes(app: H3, runtime: Runtime): void {
     return { message: 'password changed; log in with the new one' };
   });
 
-  app.all(
-    '/api/v1/inbox/messages',
-    resource({
-      GET: {
-        // It holds reset tokens: the owner reads it, a token needs inbox:read (`*:read` does not cover it).
-        scope: 'inbox:read',
-        handler: (event) => {
-          const ctx = contextOf(event);
-          const params = event.url.searchParams;
-          const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, ctx.config.limits.maxPageSize);
-          const offset = (readInteger(params, ['page', '_page'], 1, 1, 1_000_000) - 1) * limit;
-          const { json, total } = auth.mailbox(ctx.sandbox, limit, offset);
-          return sendJson(event, `{"data":${json},"pagination":${JSON.stringify(paginationOf(offset, limit, total))}}`);
-        },
+  route(app, '/api/v1/inbox/messages', {
+    GET: {
+      // It holds reset tokens: the owner reads it, a token needs inbox:read (`*:read` does not cover it).
+      scope: 'inbox:read',
+      note: '*:read does not cover it',
+      handler: (event) => {
+        const ctx = contextOf(event);
+        const params = event.url.searchParams;
+        const limit = readInteger(params, ['limit', '_limit', '_per_page'], 10, 1, ctx.config.limits.maxPageSize);
+        const offset = (readInteger(params, ['page', '_page'], 1, 1, 1_000_000) - 1) * limit;
+        const { json, total } = auth.mailbox(ctx.sandbox, limit, offset);
+        return sendJson(event, `{"data":${json},"pagination":${JSON.stringify(paginationOf(offset, limit, total))}}`);
       },
-    }),
-  );
+    },
+  });
 }
 
 /** Problems for fields that must be non-empty strings (passwords at most 1,024 characters). */

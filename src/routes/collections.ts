@@ -9,7 +9,7 @@ import { collectionAccess, type Needed } from '../auth/authorize.js';
 import { notFound } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
-import { resource, sendJson } from './_resource.js';
+import { route, sendJson, type MethodHandlers } from './_resource.js';
 
 /**
  * `/api/v1/{collection}`, `/api/v1/{collection}/{id}` and the sub-resources
@@ -33,7 +33,7 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     const targets = [...embed, ...expand].map((relation) => definition.relations.find((r) => r.name === relation)!.collection);
     return [...new Set([name, ...targets])].map((collection) => collectionAccess(collection, 'read').needed);
   };
-  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes, isPublic: true });
+  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes, isPublic: true, name: '{collection}' });
 
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
@@ -43,10 +43,11 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   };
 
   /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
-  const related = resource({
+  const related: MethodHandlers = {
     GET: {
       // Reading `/users/1/posts` reads posts (and the parent user).
       scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
+      scopeText: '{collection}:read and {relation target}:read, and each collection _embed/_expand names',
       public: true,
       handler: (event) => {
         const store = storeOf(event);
@@ -62,20 +63,11 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
         );
       },
     },
-  });
+  };
 
-  app.all('/api/v1/:collection', (event) => {
-    storeOf(event);
-    return list(event);
-  });
-  app.all('/api/v1/:collection/:id', (event) => {
-    storeOf(event);
-    return one(event);
-  });
-  app.all('/api/v1/:collection/:id/:relation', (event) => {
-    relationOf(event, storeOf(event));
-    return related(event);
-  });
+  route(app, '/api/v1/:collection', list, (event) => storeOf(event));
+  route(app, '/api/v1/:collection/:id', one, (event) => storeOf(event));
+  route(app, '/api/v1/:collection/:id/:relation', related, (event) => relationOf(event, storeOf(event)));
 }
 
 declare module 'h3' {
@@ -104,6 +96,8 @@ export interface CollectionRouteOptions {
   readScopes: (event: H3Event) => Needed[];
   /** Guests may read it (`auth.required`): the baseline collections, not a sandbox's custom ones. */
   isPublic: boolean;
+  /** How the scopes name the collection in `GET /auth/permissions` (`{collection}`, `{name} or custom`). */
+  name: string;
 }
 
 /**
@@ -113,14 +107,16 @@ export interface CollectionRouteOptions {
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
   const { engine, config } = runtime;
-  const { storeOf, scope, readScopes, isPublic } = options;
+  const { storeOf, scope, readScopes, isPublic, name } = options;
+  const scopeText = (action: string) => (isPublic ? `${name}:${action}` : `${name}:${action} or custom:${action}`);
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
   /** Reads answer from the engine's cache of finished answers (kept true by it), after the guard. */
   const answer = (event: H3Event, sandbox: string, produce: () => string) =>
     sendJson(event, engine.answers.answer(sandbox, contextOf(event).role, event.url.pathname + event.url.search, produce));
-  const read = { scope: (event: H3Event) => readScopes(event), public: isPublic };
+  const read = { scope: (event: H3Event) => readScopes(event), scopeText: `${scopeText('read')}${isPublic ? ', and each collection _embed/_expand names' : ''}`, public: isPublic };
+  const write = { scope: scope('write'), scopeText: scopeText('write') };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);
     return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
@@ -137,7 +133,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
       return record;
     };
 
-  const list = resource({
+  const list: MethodHandlers = {
     GET: {
       ...read,
       handler: (event) => {
@@ -150,16 +146,16 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
       },
     },
     POST: {
-      scope: scope('write'),
+      ...write,
       handler: async (event) => {
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
         return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
       },
     },
-  });
+  };
 
-  const one = resource({
+  const one: MethodHandlers = {
     GET: {
       ...read,
       handler: (event) => {
@@ -173,10 +169,11 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         });
       },
     },
-    PUT: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
-    PATCH: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
+    PUT: { ...write, handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
+    PATCH: { ...write, handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
     DELETE: {
       scope: scope('delete'),
+      scopeText: scopeText('delete'),
       handler: (event) => {
         const store = storeOf(event);
         const id = idOf(event);
@@ -185,7 +182,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return { message: `${store.definition.singular} ${record.id} deleted`, id: record.id, resource: store.definition.name };
       },
     },
-  });
+  };
 
   return { list, one, answer, idOf, missing };
 }
