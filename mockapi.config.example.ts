@@ -96,6 +96,8 @@ export default defineConfig({
   // Custom routes under /api/v1, beside the generated ones: 'METHOD /path/:param' mapped to a
   // handler (request, ctx) => value | Response. ctx.collection(name) reads and writes the caller's
   // sandbox with the rules of the REST routes (validation, the created-records cap, roles, events).
+  // Under auth.required a guest may call a route only when it is declared { public: true, handler };
+  // { scope: 'stats:read', handler } names the scope a token needs.
   routes: {
     // A write: like a post. Likes are kept as comments with the body '+1', in the caller's sandbox.
     'POST /posts/:id/like': async (_request, ctx) => {
@@ -106,16 +108,19 @@ export default defineConfig({
       const likes = await ctx.collection('comments').list({ post_id: post.id, body: '+1', limit: 1 });
       return { post_id: post.id, likes: likes.pagination.total };
     },
-    // A read: what the caller's sandbox holds, in one answer.
-    'GET /stats': async (_request, ctx) => {
-      const count = async (name: 'users' | 'posts' | 'comments' | 'todos', filters = {}) =>
-        (await ctx.collection(name).list({ ...filters, limit: 1 })).pagination.total;
-      return {
-        users: await count('users'),
-        posts: await count('posts'),
-        comments: await count('comments'),
-        todos: { total: await count('todos'), completed: await count('todos', { completed: true }) },
-      };
+    // A read: what the caller's sandbox holds, in one answer. Public: guests may call it too.
+    'GET /stats': {
+      public: true,
+      handler: async (_request, ctx) => {
+        const count = async (name: 'users' | 'posts' | 'comments' | 'todos', filters = {}) =>
+          (await ctx.collection(name).list({ ...filters, limit: 1 })).pagination.total;
+        return {
+          users: await count('users'),
+          posts: await count('posts'),
+          comments: await count('comments'),
+          todos: { total: await count('todos'), completed: await count('todos', { completed: true }) },
+        };
+      },
     },
   },
 });

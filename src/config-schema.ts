@@ -5,9 +5,9 @@ import { reservedCollectionNames } from './collections/declared.js';
 import { parseDuration } from './duration.js';
 import { compileRoutes } from './custom-routes/route-table.js';
 import { parseRouteKey } from './custom-routes/route-key.js';
-import type { RouteHandler } from './custom-routes/types.js';
+import type { RouteEntry, RouteHandler } from './custom-routes/types.js';
 
-export type { RouteContext, RouteHandler } from './custom-routes/types.js';
+export type { RouteContext, RouteDeclaration, RouteEntry, RouteHandler } from './custom-routes/types.js';
 
 /**
  * The one schema of `mockapi.config.ts` (contract section 2): it is both the TypeScript type a
@@ -159,7 +159,22 @@ export const configSchema = Type.Object(
      * Custom routes (contract section 19): `"METHOD /path/:param"` → handler. The keys are checked
      * by their parser (`custom-routes/route-key.ts`), which words what is wrong with each.
      */
-    routes: Type.Optional(Type.Record(Type.String(), Type.Unsafe<RouteHandler>({ 'x-function': true }))),
+    routes: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Union(
+          [
+            Type.Unsafe<RouteHandler>({ 'x-function': true }),
+            closed({
+              handler: Type.Unsafe<RouteHandler>({ 'x-function': true }),
+              public: Type.Optional(Type.Boolean()),
+              scope: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+$' })),
+            }),
+          ],
+          { 'x-expect': "a handler (request, ctx) => value, or { handler, public?: boolean, scope?: 'stats:read' }" },
+        ),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -206,7 +221,7 @@ function routeProblems(routes: unknown, othersFound: boolean): string[] {
   // Two keys for the same requests (`GET /a/:id` and `GET /a/:slug`): only once each key parses.
   if (!problems.length && !othersFound) {
     try {
-      compileRoutes(routes as Record<string, RouteHandler>);
+      compileRoutes(routes as Record<string, RouteEntry>);
     } catch (error) {
       problems.push((error as Error).message);
     }

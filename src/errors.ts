@@ -1,7 +1,9 @@
 /**
  * One error type for the whole service. Every error leaves as `application/problem+json`
- * (RFC 9457) with a stable upper-snake `code`. The engine throws these for rule violations;
- * it returns `undefined` for a missing record and lets the route decide.
+ * (RFC 9457) with a stable upper-snake `code`, through one place (`http/answer.ts`). The engine
+ * throws these for rule violations and returns `undefined` for a missing record; they carry HTTP
+ * statuses, so the engine is not yet free of HTTP words (issue 31.2: domain errors that
+ * `src/http/` words as problems).
  */
 export interface FieldProblem {
   /** JSON Pointer into the request body, e.g. `/address/geo/lat`; in an uploaded table, the cell (`B3`), row (`3`) or `''` for the file. */

@@ -133,12 +133,13 @@ describe('PATCH /auth/me', () => {
     expect401(await post(server.api, '/auth/login', { email: 'chief@example.test', password: 'password' }, { cookie: `svc_identity=other-${unique()}` }), 'INVALID_CREDENTIALS', false);
   });
 
-  it('works with the cookie session alone, for whoever logged in there', async () => {
+  it("needs a token: the cookie's login authenticates GET /auth/me only (contract section 7)", async () => {
     const client = sandboxClient(server.api, `me-${unique()}`);
-    await login(server.api, 'viewer', { sandbox: client.id });
-    const answer = await client.patch('/auth/me', { bio: 'via cookie' });
+    const pair = await login(server.api, 'viewer', { sandbox: client.id });
+    expect401(await client.patch('/auth/me', { bio: 'via cookie' }), 'UNAUTHORIZED', false);
+    const answer = await withToken(server.api, 'PATCH', '/auth/me', pair.access_token, { bio: 'via token' });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toMatchObject({ role: 'viewer', user: { id: 'persona:viewer', bio: 'via cookie' } });
+    expect(answer.body).toMatchObject({ role: 'viewer', user: { id: 'persona:viewer', bio: 'via token' } });
   });
 
   it('refuses other fields (username, role, id, password) with 422 and changes nothing', async () => {

@@ -42,7 +42,8 @@ describe('roles on every route (with a token; auth not required)', () => {
     ['GET', '/sandbox/snapshots', undefined, 200, 200, 200],
     ['GET', '/sandbox/snapshots/s1', undefined, 200, 200, 200],
     ['GET', '/sandbox/export', undefined, 200, 200, 200],
-    ['GET', '/inbox/messages', undefined, 200, 200, 200],
+    // The mailbox holds reset tokens: inbox:read, which `*:read` does not cover (contract section 7).
+    ['GET', '/inbox/messages', undefined, 403, 403, 200],
     ['POST', '/posts', newRecord('posts'), 403, 200, 200],
     ['POST', '/users', newRecord('users'), 403, 200, 200],
     ['POST', '/comments', newRecord('comments'), 403, 200, 200],
@@ -108,7 +109,11 @@ describe('roles on every route (with a token; auth not required)', () => {
     const permissions = await request(`${server.api}/auth/permissions`);
     expect(permissions.status).toBe(200);
     expect(permissions.body.roles.viewer).toEqual(['*:read']);
-    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'DELETE', path: '/api/v1/posts/{id}', scope: 'posts:delete' }));
+    // Generated from the routes' declarations (not a second list).
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'DELETE', path: '/api/v1/{collection}/{id}', scope: '{collection}:delete', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/inbox/messages', scope: 'inbox:read', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api/v1/custom/{name}', scope: '{name}:read or custom:read', guest: false }));
+    expect(permissions.body.rules).toContainEqual(expect.objectContaining({ method: 'POST', path: '/api/v1/auth/login', scope: null, guest: true }));
   });
 });
 
@@ -164,7 +169,10 @@ describe.each([
     const registered = await client.post('/auth/register', { name: 'Guest Made', username: `g_${tag}`, email: `g.${tag}@example.test`, password: 'secret-1' });
     expect(registered.status, registered.text).toBe(200);
     expect((await client.post('/auth/forgot-password', { email: `g.${tag}@example.test` })).status).toBe(200);
-    const inbox = await client.get('/inbox/messages');
+    // The mailbox is no public endpoint: a guest is 401, the admin reads it.
+    expect((await client.get('/inbox/messages')).status).toBe(401);
+    const admin = await login(guest.api, 'admin', { sandbox: client.id });
+    const inbox = await withToken(guest.api, 'GET', '/inbox/messages', admin.access_token);
     expect(inbox.status, inbox.text).toBe(200);
     const token = inbox.body.data[0].token;
     expect((await client.post('/auth/reset-password', { token, password: 'secret-2' })).status).toBe(200);

@@ -66,7 +66,7 @@ describe('custom route keys in the config', () => {
     [`{ 'GET /a//b': () => 1 }`, 'routes: "GET /a//b" has an empty segment (//)'],
     [`{ 'GET /api/v1/users': () => 1 }`, 'routes: "GET /api/v1/users" names a path under /api/v1 already: write "GET /users"'],
     [`{ 'GET /a/:id': () => 1, 'GET /a/:slug': () => 2 }`, 'routes: "GET /a/:slug" matches the same requests as "GET /a/:id"'],
-    [`{ 'GET /stats': { answer: 1 } }`, 'routes["GET /stats"] must be a function, got {"answer":1}'],
+    [`{ 'GET /stats': { answer: 1 } }`, `routes["GET /stats"] must be a handler (request, ctx) => value, or { handler, public?: boolean, scope?: 'stats:read' }, got {"answer":1}`],
   ])('%s is refused, naming the key', async (routes, message) => {
     const run = await serve(routes);
     expect(run.code).toBe(1);

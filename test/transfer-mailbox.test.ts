@@ -7,7 +7,7 @@ const server = useServer();
 describe('the mailbox in exports', () => {
   it('an export carries the messages, oldest first; an import into another sandbox replaces its mailbox', async () => {
     const source = sandboxClient(server.api);
-    expect((await source.post('/auth/forgot-password', { email: 'admin@mockapi.local' })).status).toBe(200);
+    expect((await source.post('/auth/forgot-password', { email: 'abraham.fay@example.org' })).status).toBe(200);
     expect((await source.post('/auth/forgot-password', { email: 'nobody@example.com' })).status).toBe(200);
     const inbox = (await source.get('/inbox/messages')).body.data;
     expect(inbox).toHaveLength(2);

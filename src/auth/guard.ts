@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
-import { forbidden, unauthorized } from '../errors.js';
-import { allows } from './scopes.js';
+import { contextOf } from '../http/context.js';
+import { authorize, type Needed } from './authorize.js';
 
 /** What a route declares about who may call it (contract section 7). */
 export interface Access {
@@ -10,39 +10,26 @@ export interface Access {
    * each needed; an entry that is itself a list is met by any one of its scopes (a custom
    * collection's `invoices:write` or `custom:write`).
    */
-  scope?: string | ((event: H3Event) => string | (string | readonly string[])[]);
-  /** Guests may call it too (`auth.required` without a token): the reads of the core collections. */
+  scope?: string | ((event: H3Event) => string | Needed[]);
+  /** How `GET /auth/permissions` words a scope worked out per request (`<collection>:read`). */
+  scopeText?: string;
+  /** A remark for `GET /auth/permissions`. */
+  note?: string;
+  /** Guests may call it too (`auth.required` without a token): the reads of the baseline collections. */
   public?: boolean;
   /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */
   open?: boolean;
 }
 
 /**
- * The guard step: after identify, before the handler (so before any cached answer is read).
- * Without a token the requester owns its sandbox, unless `auth.required` makes it a guest; with
- * one, it acts with the token's scopes. A guest is 401 outside public reads; a token without the
- * scope is 403.
+ * The guard step: after the request context, before the handler (so before any cached answer is
+ * read). It asks the one authorization decision (`authorize.ts`) with what the route declares.
  */
 export function requireAccess(event: H3Event, access: Access): void {
   if (access.open) return;
-  const identity = event.context.identity;
-  if (!identity) throw new Error(`${event.url.pathname} declares a scope but no identity was resolved`);
-  if (identity.role === 'owner') return;
+  const ctx = contextOf(event);
+  if (ctx.role === 'owner') return;
   const declared = typeof access.scope === 'function' ? access.scope(event) : access.scope;
   if (declared === undefined) throw new Error(`${event.url.pathname} declares no scope`);
-  for (const scope of typeof declared === 'string' ? [declared] : declared) check(identity, scope, access);
-}
-
-function check(identity: NonNullable<H3Event['context']['identity']>, needed: string | readonly string[], access: Access): void {
-  const alternatives = typeof needed === 'string' ? [needed] : needed;
-  const scope = alternatives.join(' or ');
-  // The tokenless guest is told to log in (401); a token with the guest role (a configured
-  // persona) was presented and is refused like any other token without the scope (403).
-  if (identity.role === 'guest' && !identity.token) {
-    if (access.public && alternatives.some((one) => allows(identity.scopes, one, true))) return;
-    throw unauthorized('this server requires a token for this request (auth.required): log in with POST /api/v1/auth/login');
-  }
-  if (!alternatives.some((one) => allows(identity.scopes, one, access.public))) {
-    throw forbidden(`the token's role (${identity.role}) does not grant the scope ${scope} this request needs`);
-  }
+  authorize(ctx, typeof declared === 'string' ? [declared] : declared, access.public);
 }

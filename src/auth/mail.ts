@@ -43,13 +43,21 @@ export function resetMessage(to: string, name: string, token: string, page: URL)
   };
 }
 
+/** What a persona's address gets: its password comes from the config, so no reset token (contract section 7). */
+export function personaMessage(to: string): MailMessage {
+  return plainMessage(to, 'Password reset requested', `Someone asked to reset the password of ${to}. This account is a persona: its password is set in the server's config and cannot be reset by mail.\n`);
+}
+
 /** What an address with no account gets: a message saying so, with no token (no account enumeration over the API). */
 export function noAccountMessage(to: string): MailMessage {
-  const text = `Someone asked to reset the password of ${to}, but no account uses this address. If you did not ask, ignore this message.\n`;
+  return plainMessage(to, 'Password reset requested', `Someone asked to reset the password of ${to}, but no account uses this address. If you did not ask, ignore this message.\n`);
+}
+
+function plainMessage(to: string, subject: string, text: string): MailMessage {
   return {
     id: `msg_${randomUUID()}`,
     to,
-    subject: 'Password reset requested',
+    subject,
     text,
     html: `<!doctype html><html lang="en"><body><p>${escapeHtml(text.trim())}</p></body></html>`,
     token: null,

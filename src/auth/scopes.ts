@@ -9,9 +9,9 @@ export type Role = 'admin' | 'editor' | 'viewer' | 'guest';
 
 export const roles: Record<Role, { scopes: string[]; description: string }> = {
   admin: { scopes: ['*'], description: 'everything, sandbox reset included' },
-  editor: { scopes: ['*:read', '*:write'], description: 'reads and writes every collection; no deletes, no reset' },
-  viewer: { scopes: ['*:read'], description: 'reads everything, writes nothing' },
-  guest: { scopes: ['public:read'], description: 'a request without a token when auth.required is set: reads the core collections' },
+  editor: { scopes: ['*:read', '*:write'], description: 'reads and writes every collection; no deletes, no reset, no mailbox' },
+  viewer: { scopes: ['*:read'], description: 'reads everything but the mailbox, writes nothing' },
+  guest: { scopes: ['public:read'], description: 'a request without a token when auth.required is set: reads the baseline collections' },
 };
 
 export const isRole = (value: unknown): value is Role => typeof value === 'string' && Object.hasOwn(roles, value);
@@ -24,6 +24,12 @@ function parts(scope: string): [string, string] | undefined {
 }
 
 /**
+ * Resources a wildcard resource (`*:read`) does not cover, only `*` or their own scopes: the
+ * mailbox holds password-reset tokens, so reading it is taking over accounts (contract section 7).
+ */
+const unwildcarded = new Set(['inbox']);
+
+/**
  * Whether the granted scopes cover `needed` (`<resource>:<action>`). `publicResource`: the route
  * lets guests read it, so `public:<action>` covers it too.
  */
@@ -34,7 +40,7 @@ export function allows(granted: readonly string[], needed: string, publicResourc
     if (scope === '*') return true;
     const have = parts(scope);
     if (!have) continue;
-    const resourceMatches = have[0] === '*' || have[0] === want[0] || (publicResource && have[0] === 'public');
+    const resourceMatches = (have[0] === '*' && !unwildcarded.has(want[0])) || have[0] === want[0] || (publicResource && have[0] === 'public');
     if (resourceMatches && (have[1] === '*' || have[1] === want[1])) return true;
   }
   return false;

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { invalidToken, refreshTokenReused } from '../errors.js';
+import { invalidToken } from '../errors.js';
 import { createAccounts, type Account } from './accounts.js';
+import { createProfile } from './profile.js';
+import { createRecovery } from './recovery.js';
+import { createSessions } from './sessions.js';
 import { createTokens, newSecret, type Claims, type Clock, type Tokens } from './tokens.js';
 
 /** What login, register and refresh answer (contract section 7). */
@@ -17,12 +20,17 @@ export interface TokenAnswer {
   scopes: string[];
 }
 
-/** Tokens past these are refused as a simulation of nothing useful: a day for access, a year for refresh. */
-const maxAccessTtl = 86_400;
+/** How a request asks for tokens: its clock, and the access lifetime it asks for (`token_ttl`, `X-Simulate-JWT-Expiry`). */
+export interface IssueOptions {
+  now: number;
+  accessTtl?: number;
+}
 
 /**
- * Authentication over the engine: accounts, the token key, issuing token pairs (a new refresh
- * family per login) and checking a request's access token against its sandbox.
+ * Authentication as a service over the engine (contract section 7): accounts, the token key,
+ * token pairs, sessions, the profile and password recovery. Each operation runs in one
+ * transaction (`sessions.ts`, `profile.ts`, `recovery.ts`); no HTTP here, the routes parse input
+ * and shape output.
  */
 export function createAuth(engine: Engine, config: ResolvedConfig) {
   const store = engine.auth;
@@ -38,35 +46,31 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
     return current!.tokens;
   };
 
-  const auth = {
+  const core = {
+    engine,
+    config,
     accounts,
     store,
     tokens,
 
     /**
-     * A new access and refresh token for the account in the sandbox: a new family (login,
-     * register) or the next of one (refresh). `accessTtl` may shorten the configured lifetime.
-     * `consumes`: the refresh token a refresh presents, consumed in the transaction that stores
-     * its successor; if it is no longer live by then (a concurrent refresh with the same token
-     * won), that is reuse: the family is revoked and nothing is issued.
+     * A new access and refresh token for the account in the sandbox, recorded in the running
+     * transaction: a new family (login, register: `login` also logs the sandbox's cookie in and
+     * appends `auth.login`) or the next of one (refresh). `accessTtl` may shorten
+     * `auth.accessTtl`, never lengthen it.
      */
-    async issue(sandbox: string, account: Account, options: { now: number; accessTtl?: number; family?: string; consumes?: string }): Promise<TokenAnswer> {
+    issueIn(sandbox: string, account: Account, options: IssueOptions & { family?: string; login?: boolean }): TokenAnswer {
       const family = options.family ?? `fam_${randomUUID()}`;
       const base = { sub: account.id, sid: sandbox, role: account.role, scope: account.scopes.join(' '), fam: family };
-      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, maxAccessTtl);
-      const access = await tokens().sign('access', base, accessTtl, options.now);
-      const refresh = await tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
-      // Consuming and storing in one transaction: a reuse that revokes the family while this
-      // request was signing cannot be followed by a live successor in it.
-      const stored = engine.sandboxes.write(() => {
-        if (options.consumes !== undefined && !store.consumeRefresh(options.consumes)) return false;
-        const sid = engine.sandboxes.ensureRow(sandbox);
-        store.issueRefresh(refresh.claims.jti, family, sid, account.id, refresh.claims.exp);
-        return true;
-      });
-      if (!stored) {
-        engine.sandboxes.write(() => store.revokeFamily(family));
-        throw refreshTokenReused('this refresh token was already used; its family is revoked, log in again');
+      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, config.auth.accessTtl);
+      const access = tokens().sign('access', base, accessTtl, options.now);
+      const refresh = tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
+      const sid = engine.sandboxes.ensureRow(sandbox);
+      store.issueRefresh(refresh.claims.jti, family, sid, account.id, refresh.claims.exp);
+      if (options.login) {
+        store.setSession(sid, account.id);
+        // In the change log with the login itself, so webhooks and /events see it (contract section 8).
+        engine.changes.append(sid, 'auth.login', { user: account.user, role: account.role });
       }
       return {
         access_token: access.token,
@@ -80,36 +84,45 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
       };
     },
 
-    /**
-     * The claims of a request's access token, whose user still exists in its sandbox (a user
-     * deleted there, or a persona removed from the config, makes it INVALID_TOKEN).
-     */
+    /** The claims of a request's access token (see `checkUser`). */
     async verifyAccess(token: string, clock: Clock): Promise<Claims> {
-      return auth.checkUser(await tokens().verify(token, 'access', clock));
+      return core.checkUser(await tokens().verify(token, 'access', clock));
     },
 
     /** `verifyAccess` for a token verified before (no promise on the hot path); undefined for one never seen. */
     verifySeenAccess(token: string, clock: Clock): Claims | undefined {
       const claims = tokens().verifySeen(token, 'access', clock);
-      return claims && auth.checkUser(claims);
-    },
-
-    /** The claims, if their user still exists in their sandbox; else 401 INVALID_TOKEN. */
-    checkUser(claims: Claims): Claims {
-      if (!auth.exists(claims.sid, claims.sub)) throw invalidToken("the token's user no longer exists in its sandbox");
-      return claims;
+      return claims && core.checkUser(claims);
     },
 
     /**
-     * Whether the account exists in the sandbox. A user's lookup is kept in the sandbox's answer
-     * cache (dropped on every change to it), so a token used again costs no SQL.
+     * The claims, if their user still exists in their sandbox and their family was not revoked
+     * (logout, reuse, a password reset end the family's access tokens too); else 401 INVALID_TOKEN.
+     * Checked on every request, the verified-token cache included; the answer is kept in the
+     * sandbox's answer cache (dropped on every change to it and after a revocation), so a token
+     * used again costs no SQL.
      */
-    exists(sandbox: string, id: string): boolean {
-      if (id.startsWith('persona:')) return accounts.personas().has(id.slice('persona:'.length));
-      return engine.answers.answer(sandbox, `\u0000account ${id}`, () => (accounts.byId(sandbox, id) ? '1' : '')) === '1';
+    checkUser(claims: Claims): Claims {
+      const verdict = engine.answers.tokenVerdict(claims.sid, claims.sub, claims.fam, () => {
+        if (store.familyRevoked(claims.fam)) return 'revoked';
+        const exists = claims.sub.startsWith('persona:') ? accounts.personas().has(claims.sub.slice('persona:'.length)) : accounts.byId(claims.sid, claims.sub) !== undefined;
+        return exists ? 'live' : 'gone';
+      });
+      if (verdict === 'revoked') throw invalidToken('this token was revoked (logout, reuse or a password reset); log in again');
+      if (verdict !== 'live') throw invalidToken("the token's user no longer exists in its sandbox");
+      return claims;
     },
   };
-  return auth;
+  return { ...core, ...createSessions(core), ...createProfile(core), ...createRecovery(core) };
 }
+
+export type AuthCore = {
+  engine: Engine;
+  config: ResolvedConfig;
+  accounts: ReturnType<typeof createAccounts>;
+  store: Engine['auth'];
+  tokens: () => Tokens;
+  issueIn(sandbox: string, account: Account, options: IssueOptions & { family?: string; login?: boolean }): TokenAnswer;
+};
 
 export type Auth = ReturnType<typeof createAuth>;

@@ -4,24 +4,20 @@ import type { SandboxView } from '../engine/sandbox-view.js';
 import { ApiError } from '../errors.js';
 import type { RouteContext, RouteRole } from './types.js';
 
-export type Action = 'read' | 'write' | 'delete';
-
 export interface ContextDeps {
   params: Record<string, string>;
   query: URLSearchParams;
   identity: Identity;
-  /** The engine bound to the caller's sandbox (built on first use: a route that reads no collection mints no cookie). */
+  /** The engine bound to the caller (`engine.for`: it authorizes each call; built on first use, so a route that reads no collection mints no cookie). */
   view: () => SandboxView;
-  /** The REST guard for `<collection>:<action>`: throws 401/403 as REST would. */
-  authorize: (collection: string, action: Action) => void;
   /** The token's account as `GET /auth/me` shows it. */
   user: () => Record<string, unknown> | undefined;
 }
 
 /**
- * `ctx` of a custom route (contract section 19). Every engine call goes through the REST guard
- * first, with the scope the REST route would need (`posts:write` to create a post), so a viewer's
- * token may read through a custom route but not write, as everywhere else.
+ * `ctx` of a custom route (contract section 19). Every engine call is authorized by the engine
+ * (`engine.for`) with the scope the REST route would need (`posts:write` to create a post), so a
+ * viewer's token may read through a custom route but not write, as everywhere else.
  */
 export function createRouteContext(deps: ContextDeps): RouteContext {
   const { identity } = deps;
@@ -31,21 +27,8 @@ export function createRouteContext(deps: ContextDeps): RouteContext {
   let userRead = false;
 
   const collection = (name: string) => {
-    const target = (view ??= deps.view()).collection(name);
-    const guarded =
-      <A extends unknown[], R>(action: Action, call: (...args: A) => Promise<R>) =>
-      async (...args: A): Promise<R> => {
-        deps.authorize(name, action);
-        return call(...args);
-      };
-    return {
-      list: guarded('read', target.list),
-      get: guarded('read', target.get),
-      create: guarded('write', target.create),
-      patch: guarded('write', target.patch),
-      replace: guarded('write', target.replace),
-      remove: guarded('delete', target.remove),
-    };
+    const { list, get, create, patch, replace, remove } = (view ??= deps.view()).collection(name);
+    return { list, get, create, patch, replace, remove };
   };
 
   return {

@@ -1,11 +1,15 @@
 import { decodeSegment, parseRouteKey, shapeOf, RouteKeyError, type RouteKey, type RouteMethod, type Segment } from './route-key.js';
-import type { RouteHandler } from './types.js';
+import type { RouteEntry, RouteHandler } from './types.js';
 
 export interface CustomRoute {
   /** The key as the config writes it: `GET /posts/:id/like` (how errors and logs name the route). */
   key: string;
   method: RouteMethod;
   handler: RouteHandler;
+  /** Guests may call it under `auth.required`. */
+  public: boolean;
+  /** The scope a token needs, if the config names one. */
+  scope?: string;
 }
 
 /** The routes of one path shape, by method. */
@@ -27,16 +31,18 @@ export interface RouteMatch {
  * literal segment before a parameter at the same place, so `GET /users/featured` wins over
  * `GET /users/:id` whichever the config lists first.
  */
-export function compileRoutes(routes: Readonly<Record<string, RouteHandler>>): RouteTable {
+export function compileRoutes(routes: Readonly<Record<string, RouteEntry>>): RouteTable {
   const byShape = new Map<string, PathEntry>();
-  for (const [key, handler] of Object.entries(routes)) {
-    if (typeof handler !== 'function') throw new RouteKeyError(key, 'must be a function (request, ctx) => value');
+  for (const [key, entryOf] of Object.entries(routes)) {
+    const declared = typeof entryOf === 'function' ? { handler: entryOf } : entryOf;
+    const handler = declared?.handler;
+    if (typeof handler !== 'function') throw new RouteKeyError(key, 'must be a function (request, ctx) => value, or {handler, public?, scope?}');
     const parsed: RouteKey = parseRouteKey(key);
     const shape = shapeOf(parsed);
     const entry = byShape.get(shape) ?? { segments: parsed.segments, methods: new Map() };
     const twin = entry.methods.get(parsed.method);
     if (twin) throw new RouteKeyError(key, `matches the same requests as "${twin.key}"`);
-    entry.methods.set(parsed.method, { key, method: parsed.method, handler, params: parsed.segments.flatMap((s) => ('param' in s ? [s.param] : [])) });
+    entry.methods.set(parsed.method, { key, method: parsed.method, handler, public: declared.public === true, scope: declared.scope, params: parsed.segments.flatMap((s) => ('param' in s ? [s.param] : [])) });
     byShape.set(shape, entry);
   }
   const entries = [...byShape.values()].sort((a, b) => compareSpecificity(a.segments, b.segments));

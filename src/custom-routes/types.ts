@@ -144,3 +144,19 @@ export interface RouteContext {
  * answers 200 JSON, `undefined` 204, a `Response` is sent as it is.
  */
 export type RouteHandler = (request: Request, ctx: RouteContext) => unknown;
+
+/**
+ * A custom route with what it declares about its callers (contract section 19): under
+ * `auth.required` a guest (no token) may call it only when it is `public`; a token needs `scope`
+ * when one is named (`'stats:read'`). A bare handler is neither public nor scoped: any token, or
+ * the owner, may call it.
+ */
+export interface RouteDeclaration {
+  handler: RouteHandler;
+  public?: boolean;
+  scope?: string;
+}
+
+/** What the config's `routes` maps a key to: a handler, or a handler with its access. */
+export type RouteEntry = RouteHandler | RouteDeclaration;
+

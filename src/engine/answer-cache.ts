@@ -59,39 +59,53 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
   }
 
   return {
-    /** The cached answer of this sandbox to this request, or `produce()`'s (kept when it returns). */
-    answer(sandbox: string, request: string, produce: () => string): string {
-      const now = dataVersion.get();
-      if (now !== version) {
-        version = now;
-        clear();
-      }
-      const { answers } = entryOf(sandbox, Date.now());
-      const hit = answers.get(request);
-      if (hit !== undefined) return hit;
-
-      const body = produce();
-      // Keys count too: a query string is the client's to make long.
-      const size = request.length + body.length;
-      if (answers.size >= maxAnswersPerSandbox) {
-        const oldest = answers.keys().next().value!;
-        totalChars -= oldest.length + answers.get(oldest)!.length;
-        answers.delete(oldest);
-      }
-      if (totalChars + size > maxTotalChars) clear();
-      // `produce()` may have announced a change (a lazily expired sandbox): keep only a current entry's answer.
-      const current = bySandbox.get(sandbox);
-      if (current && current.answers === answers) {
-        answers.set(request, body);
-        totalChars += size;
-      }
-      return body;
+    /**
+     * The cached answer of this sandbox to this request (its path and query) for this role, or
+     * `produce()`'s (kept when it returns). The role is part of the key, so nothing answered to
+     * one role is served to another; the caller authorized the request before asking.
+     */
+    answer(sandbox: string, role: string, request: string, produce: () => string): string {
+      return cached(sandbox, role === 'owner' ? request : `${role} ${request}`, produce);
+    },
+    /**
+     * Whether a token's subject exists and its family is live in its sandbox (`produce` works it
+     * out), kept with the sandbox's answers so a token used again costs no SQL, and dropped with them.
+     */
+    tokenVerdict(sandbox: string, subject: string, family: string, produce: () => string): string {
+      // A request key starts with `/`: this one cannot meet one.
+      return cached(sandbox, `\u0000account ${subject} ${family}`, produce);
     },
     /** Forgets a sandbox's answers. */
     drop: forget,
     /** Forgets every answer (a baseline or config reload). */
     clear,
   };
-}
 
-export type AnswerCache = ReturnType<typeof createAnswerCache>;
+  function cached(sandbox: string, request: string, produce: () => string): string {
+    const now = dataVersion.get();
+    if (now !== version) {
+      version = now;
+      clear();
+    }
+    const { answers } = entryOf(sandbox, Date.now());
+    const hit = answers.get(request);
+    if (hit !== undefined) return hit;
+
+    const body = produce();
+    // Keys count too: a query string is the client's to make long.
+    const size = request.length + body.length;
+    if (answers.size >= maxAnswersPerSandbox) {
+      const oldest = answers.keys().next().value!;
+      totalChars -= oldest.length + answers.get(oldest)!.length;
+      answers.delete(oldest);
+    }
+    if (totalChars + size > maxTotalChars) clear();
+    // `produce()` may have announced a change (a lazily expired sandbox): keep only a current entry's answer.
+    const current = bySandbox.get(sandbox);
+    if (current && current.answers === answers) {
+      answers.set(request, body);
+      totalChars += size;
+    }
+    return body;
+  }
+}

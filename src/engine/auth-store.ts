@@ -37,6 +37,7 @@ export function createAuthStore(db: OpenDatabase, sandboxes: SandboxStore) {
     consume: sqlite.prepare(`UPDATE refresh_tokens SET state = ${CONSUMED} WHERE jti = ? AND state = ${LIVE}`),
     // Consumed tokens stay consumed: one presented again is still recognised as reuse.
     revokeFamily: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE family = ? AND state = ${LIVE}`),
+    familyRevoked: sqlite.prepare(`SELECT 1 FROM refresh_tokens WHERE family = ? AND state = ${REVOKED} LIMIT 1`).pluck(),
     revokeUser: sqlite.prepare(`UPDATE refresh_tokens SET state = ${REVOKED} WHERE sid = ? AND user_id = ? AND state = ${LIVE}`),
     pruneRefresh: sqlite.prepare(`DELETE FROM refresh_tokens WHERE sid = ? AND expires_at < ?`),
     putResetToken: sqlite.prepare(`INSERT OR REPLACE INTO reset_tokens (sid, user_id, token, used, created_at) VALUES (?, ?, ?, 0, ?)`),
@@ -88,6 +89,8 @@ export function createAuthStore(db: OpenDatabase, sandboxes: SandboxStore) {
     /** Marks a live token consumed; false when it was not live (consumed or revoked already). */
     consumeRefresh: (jti: string) => statements.consume.run(jti).changes === 1,
     revokeFamily: (family: string) => void statements.revokeFamily.run(family),
+    /** Whether a family was revoked (its access tokens end with it). */
+    familyRevoked: (family: string) => statements.familyRevoked.get(family) !== undefined,
     /** Revokes every refresh family of a user in a sandbox (after a password reset). */
     revokeUser: (sid: number, userId: string) => void statements.revokeUser.run(sid, userId),
 

@@ -79,7 +79,7 @@ const toEvent = (row: Row): LoggedEvent => ({
 });
 
 /**
- * The change log (STYLE "Where the next layers plug in"): every committed change of a sandbox
+ * The change log (STYLE.md "The change log: built as meant"): every committed change of a sandbox
  * appends one row in the change's own transaction, whoever made it (this server, another one, a
  * CLI command). Webhooks, the event stream and `webhook tail` read it; nothing runs listeners
  * inside a write: watchers are woken after the write (this process) or when the file's data

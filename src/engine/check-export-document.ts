@@ -13,6 +13,7 @@ import { parseRecordId } from './record-id.js';
 import { maxSnapshotsPerSandbox } from './snapshots.js';
 import { createRecordValidator } from './validate.js';
 import type { Subscription } from './webhook-store.js';
+import { generateSecret } from '../webhooks/signature.js';
 
 /** Problems beyond these are not looked for: a broken document would otherwise list thousands. */
 export const maxProblems = 10;
@@ -125,7 +126,8 @@ export function checkExportDocument(db: OpenDatabase, context: CheckContext, inp
       snapshots,
       mailbox: (sandbox.mailbox ?? []).map((message) => JSON.stringify(message)),
       counts: overlay.counts,
-      webhooks: sandbox.webhooks ?? [],
+      // A document exported without the secrets (`withheld`): its subscriptions get new ones.
+      webhooks: (sandbox.webhooks ?? []).map((hook) => ({ ...hook, secret: hook.secret ?? generateSecret() })),
     };
   });
   return problems.list.length ? { ok: false, problems: problems.list } : { ok: true, plan };

@@ -44,6 +44,7 @@ export interface StoreContext {
   collection: (name: string) => CollectionDefinition | undefined;
   /** Who outside the collection holds a unique field's value, if anyone: a record may not take it. */
   reserved?: ReservedValues;
+  /** Says a record changed, after its write: the engine drops the sandbox's cached answers (listeners read the change log). */
   emit: (event: ChangeEvent) => void;
 }
 
@@ -77,7 +78,10 @@ function prepareOverlayWrites(db: OpenDatabase) {
   return { insert, rewrite, drop };
 }
 
-/** The engine's operations on one collection, for any sandbox. Knows nothing of HTTP. */
+/**
+ * The engine's operations on one collection, for any sandbox. No h3 here; rule violations throw
+ * the service's problem errors (`errors.ts`), a missing record is `undefined`.
+ */
 export function createCollectionStore(definition: CollectionDefinition, context: StoreContext) {
   const { db, view, sandboxes, search, limits, emit, changes } = context;
   const { cid } = definition;

@@ -11,6 +11,7 @@ import { createAuthStore } from './auth-store.js';
 import { createChangeLog } from './change-log.js';
 import { createWebhookStore } from './webhook-store.js';
 import { createSandboxView, type SandboxViewOptions } from './sandbox-view.js';
+import type { Caller } from '../auth/authorize.js';
 import { createCustomCollections, customNamePattern, customPrefix } from './custom-collections.js';
 import { customCidBase } from '../db/search-index.js';
 
@@ -104,9 +105,17 @@ export function createEngine(options: EngineOptions) {
     changes,
     /** Webhook subscriptions and their deliveries, per sandbox. */
     webhooks,
-    /** The engine bound to one sandbox: what GraphQL resolvers and custom routes call (`sandbox-view.ts`). */
+    /** The engine bound to one sandbox, unchecked: what GraphQL's resolvers call (they authorize per field). */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
       return createSandboxView({ context, store: resolve }, sandbox, viewOptions);
+    },
+    /**
+     * The engine bound to a caller (STYLE.md "One way into the engine"): its sandbox, and every
+     * operation authorized for it with the one decision (`auth/authorize.ts`), the collections a
+     * list embeds or expands included. What custom routes' `ctx.collection` calls.
+     */
+    for(caller: Caller & { readonly sandbox: string }, viewOptions?: Omit<SandboxViewOptions, 'caller'>) {
+      return createSandboxView({ context, store: resolve }, caller.sandbox, { ...viewOptions, caller });
     },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {

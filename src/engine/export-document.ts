@@ -30,8 +30,36 @@ export interface ExportedSandbox {
   snapshots?: ExportedSnapshot[];
   /** The sandbox mailbox, oldest first; present only when it holds messages (no password hash ever travels). */
   mailbox?: Json[];
-  /** Present only when the sandbox has webhook subscriptions. */
-  webhooks?: Subscription[];
+  /** Present only when the sandbox has webhook subscriptions; without `secret` where the exporter may not see secrets. */
+  webhooks?: ExportedWebhook[];
+  /** What this export leaves out because its caller may not read it (`webhooks.secret`, `mailbox`); absent when nothing. */
+  withheld?: Withheld[];
+}
+
+export type ExportedWebhook = Omit<Subscription, 'secret'> & { secret?: string };
+export type Withheld = 'webhooks.secret' | 'mailbox';
+
+/** A subscription as a reader without `webhooks:write` sees it: no signing secret, with which it could forge deliveries. */
+export const withoutSecret = ({ secret: _secret, ...hook }: Subscription): ExportedWebhook => hook;
+
+/**
+ * An exported sandbox without what its caller may not read (contract sections 7 and 8): the
+ * webhook secrets (`webhooks:write` only), the mailbox with its reset tokens (`inbox:read` only).
+ * The document says what it left out; an import gives such subscriptions new secrets.
+ */
+export function withhold(sandbox: ExportedSandbox, left: readonly Withheld[]): ExportedSandbox {
+  const out: ExportedSandbox = { ...sandbox };
+  const withheld: Withheld[] = [];
+  if (left.includes('webhooks.secret') && out.webhooks) {
+    out.webhooks = out.webhooks.map((hook) => withoutSecret(hook as Subscription));
+    withheld.push('webhooks.secret');
+  }
+  if (left.includes('mailbox') && out.mailbox) {
+    delete out.mailbox;
+    withheld.push('mailbox');
+  }
+  if (withheld.length) out.withheld = withheld;
+  return out;
 }
 
 export interface ExportedOverlay {

@@ -52,8 +52,17 @@ export const maxSortKeys = 8;
 /** Every word of `q` must match, so a longer query is a mistake, not a search. */
 export const maxSearchWords = 64;
 
-/** Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter. */
-export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition): ListQuery {
+/** `_embed` and `_expand` of one request, parsed once: the guard checks their scopes, the engine adds them. */
+export interface Relations {
+  embed: string[];
+  expand: string[];
+}
+
+/**
+ * Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter.
+ * `relations`: `_embed`/`_expand` as the guard already parsed them, so they are read once.
+ */
+export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition, relations?: Relations): ListQuery {
   const fields: FieldLookup = definition ? queryableFields(definition) : new Map<string, FieldKind>();
   const limit = readInteger(params, aliases.limit, 10, 1, maxPageSize);
   return {
@@ -64,14 +73,18 @@ export function parseListQuery(params: URLSearchParams, maxPageSize: number, def
     sort: definition ? readSort(params, fields) : [],
     match: readSearch(params),
     cursor: params.get('cursor') ?? undefined,
-    embed: definition ? readRelations(params, '_embed', definition, 'many') : [],
-    expand: definition ? readRelations(params, '_expand', definition, 'one') : [],
+    ...(relations ?? (definition ? parseRelations(params, definition) : { embed: [], expand: [] })),
   };
 }
 
-/** `_embed` and `_expand` alone, for single-record GETs. */
-export function parseRelationsQuery(params: URLSearchParams, definition: CollectionDefinition): string[] {
-  return [...readRelations(params, '_embed', definition, 'many'), ...readRelations(params, '_expand', definition, 'one')];
+/** `_embed` and `_expand` alone: what a read adds to its records, and what the guard checks scopes for. */
+export function parseRelations(params: URLSearchParams, definition: CollectionDefinition): Relations {
+  return { embed: readRelations(params, '_embed', definition, 'many'), expand: readRelations(params, '_expand', definition, 'one') };
+}
+
+/** `_embed` and `_expand` alone, as one list, for single-record GETs. */
+export function parseRelationsQuery(params: URLSearchParams, definition: CollectionDefinition, relations = parseRelations(params, definition)): string[] {
+  return [...relations.embed, ...relations.expand];
 }
 
 function readSearch(params: URLSearchParams): string | null | undefined {

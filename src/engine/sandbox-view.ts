@@ -1,9 +1,10 @@
+import { authorizeCollections, type Action, type Caller } from '../auth/authorize.js';
 import { invalidQuery, notFound } from '../errors.js';
 import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';
 import { listPage, type Pagination } from './list-page.js';
-import { listParamsToSearch, parseListQuery, parseRelationsQuery, type ListParams, type ListQuery } from './list-query.js';
+import { listParamsToSearch, parseListQuery, parseRelationsQuery, type ListParams, type ListQuery, type Relations } from './list-query.js';
 import { relatedOf } from './relations.js';
 import { maxRelated } from '../db/merged-view.js';
 
@@ -18,6 +19,8 @@ export interface ListResult {
 export interface SandboxViewOptions {
   /** The largest `limit` a list accepts (`limits.maxPageSize` for REST and custom routes; 100 for GraphQL). */
   maxPageSize?: number;
+  /** Who asks (`engine.for`): every operation is authorized for it first, with the one decision of `auth/authorize.ts`. */
+  caller?: Caller;
 }
 
 /** What the engine lends a sandbox view: its stores and the statements behind them. */
@@ -30,7 +33,7 @@ export interface ViewDeps {
 const batchSize = 256;
 
 /**
- * The engine bound to one sandbox (STYLE.md "Where the next layers plug in"; contract section 19's
+ * The engine bound to one sandbox (STYLE.md "One way into the engine"; contract section 19's
  * `ctx.collection(name)`): list queries as plain objects with the REST parameter names, records as
  * objects, relations as engine operations. Every operation goes through the collection store, so
  * rules, caps, validation and change events are those of REST. The batch operations (`getMany`,
@@ -39,6 +42,9 @@ const batchSize = 256;
 export function createSandboxView(deps: ViewDeps, sandbox: string, options: SandboxViewOptions = {}) {
   const { context } = deps;
   const maxPageSize = options.maxPageSize ?? 200;
+  const { caller } = options;
+  /** The collection and those the operation adds (`_embed`, `_expand`, a relation), each with the action's scope. */
+  const authorize = (collections: string[], action: Action) => caller && authorizeCollections(caller, collections, action);
   const queryOf = (definition: CollectionDefinition, params?: ListParams): ListQuery =>
     parseListQuery(listParamsToSearch(params), maxPageSize, definition);
   const toResult = (page: { json: string; pagination: Pagination }): ListResult => ({ data: JSON.parse(page.json) as Json[], pagination: page.pagination });
@@ -48,6 +54,8 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
     const store = deps.store(name);
     if (!store) throw notFound(`no collection named "${name}"`);
     const { definition } = store;
+    const targetsOf = (query: ListQuery) =>
+      [...query.embed, ...query.expand].map((relation) => definition.relations.find((r) => r.name === relation)?.collection ?? relation);
     const missing = (id: unknown) => missingIn(definition, id);
     const relationOf = (relationName: string): Relation => {
       const relation = definition.relations.find((r) => r.name === relationName);
@@ -62,29 +70,36 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
       definition,
       /** One page, with every REST list parameter (`{user_id: 1, _sort: '-id', limit: 5}`). Bad ones throw 400 INVALID_QUERY. */
       async list(params?: ListParams): Promise<ListResult> {
-        return toResult(store.list(sandbox, queryOf(definition, params)));
+        const query = queryOf(definition, params);
+        authorize([name, ...targetsOf(query)], 'read');
+        return toResult(store.list(sandbox, query));
       },
       /** The record, or undefined when this sandbox cannot see it. */
       async get(id: unknown): Promise<Json | undefined> {
+        authorize([name], 'read');
         return store.get(sandbox, id);
       },
       async create(body: Json): Promise<Json> {
+        authorize([name], 'write');
         return store.create(sandbox, body);
       },
       /** JSON merge patch; an invisible record throws 404. */
       async patch(id: unknown, body: Json): Promise<Json> {
+        authorize([name], 'write');
         const record = store.patch(sandbox, id, body);
         if (!record) throw missing(id);
         return record;
       },
       /** PUT; an invisible record throws 404. */
       async replace(id: unknown, body: Json): Promise<Json> {
+        authorize([name], 'write');
         const record = store.replace(sandbox, id, body);
         if (!record) throw missing(id);
         return record;
       },
       /** Returns the record as it was; an invisible record throws 404. */
       async remove(id: unknown): Promise<Json> {
+        authorize([name], 'delete');
         const record = store.remove(sandbox, id);
         if (!record) throw missing(id);
         return record;
@@ -106,19 +121,19 @@ export function createSandboxView(deps: ViewDeps, sandbox: string, options: Sand
        * `_embed`/`_expand`). The parent must be visible in the sandbox, and so must a `one`
        * relation's record: else 404.
        */
-      relatedJson(id: unknown, relationName: string, search: URLSearchParams): string {
+      relatedJson(id: unknown, relationName: string, search: URLSearchParams, relations?: Relations): string {
         const relation = relationOf(relationName);
         const target = deps.store(relation.collection);
         if (!target) throw notFound(`no collection named "${relation.collection}"`);
         const parent = store.get(sandbox, id);
         if (!parent) throw missing(id);
         if (relation.kind === 'one') {
-          const relations = parseRelationsQuery(search, target.definition);
-          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], relations);
+          const names = parseRelationsQuery(search, target.definition, relations);
+          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], names);
           if (json === undefined) throw missingIn(target.definition, parent[relation.field] ?? null);
           return json;
         }
-        const query = parseListQuery(search, maxPageSize, target.definition);
+        const query = parseListQuery(search, maxPageSize, target.definition, relations);
         const page = target.list(sandbox, childQueryFrom(query, relation, [parent[relation.key ?? 'id']]));
         return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
       },

@@ -1,10 +1,10 @@
-import type { H3Event, Middleware } from 'h3';
+import type { H3Event } from 'h3';
 import type { ResolvedConfig } from '../config.js';
 import { corsOriginNotAllowed } from '../errors.js';
 
 declare module 'h3' {
   interface H3EventContext {
-    /** A CORS preflight: answered before identify, so it touches no sandbox and is not logged. */
+    /** A CORS preflight: answered before the sandbox is read, so it touches none and is not logged. */
     preflight?: boolean;
   }
 }
@@ -20,29 +20,26 @@ const headerName = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const maxRememberedOrigins = 1_000;
 
 /**
- * CORS for pages on a dev server (contract section 11), the first step of the chain: it runs for
- * every path the server answers. A preflight is answered here (204, or 403 for an origin outside
- * `cors.origins`); every other request gets `Vary: Origin` and, from an allowed origin, the
- * origin echoed with credentials allowed (`*` is never sent: browsers refuse it with credentials).
- * The headers go on `event.res.headers`, which h3 merges into successes and `app.ts` carries
- * onto problems, so errors carry them too.
+ * CORS for pages on a dev server (contract section 11), read by the request context
+ * (`context.ts`) for every path the server answers. A preflight is answered here (204, or 403 for
+ * an origin outside `cors.origins`); every other request gets `Vary: Origin` and, from an allowed
+ * origin, the origin echoed with credentials allowed (`*` is never sent: browsers refuse it with
+ * credentials). The headers go on `event.res.headers`; the context carries them onto every
+ * answer, problems included.
  */
-export function cors(config: Pick<ResolvedConfig, 'cors'>): Middleware {
-  const allows = originPolicy(config);
-  return (event) => {
+export function createCors(): (event: H3Event, config: Pick<ResolvedConfig, 'cors'>) => Response | undefined {
+  const allows = originPolicy();
+  return (event, config) => {
     const request = event.req.headers;
     const origin = request.get('origin');
-    if (event.req.method === 'OPTIONS' && request.has('access-control-request-method')) return preflight(event, origin, allows);
+    if (event.req.method === 'OPTIONS' && request.has('access-control-request-method')) return preflight(event, origin, (o) => allows(config, o));
     const headers = event.res.headers;
     headers.set('vary', 'Origin');
-    if (origin === null || !allows(origin)) return;
-    const given = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': exposeHeaders };
-    for (const [name, value] of Object.entries(given)) {
-      headers.set(name, value);
-      // h3 merges errHeaders, not headers, into a Response of 400 or more that a handler returns itself.
-      event.res.errHeaders.set(name, value);
-    }
-    event.res.errHeaders.set('vary', 'Origin');
+    if (origin === null || !allows(config, origin)) return undefined;
+    headers.set('access-control-allow-origin', origin);
+    headers.set('access-control-allow-credentials', 'true');
+    headers.set('access-control-expose-headers', exposeHeaders);
+    return undefined;
   };
 }
 
@@ -82,10 +79,10 @@ function allowedHeaders(asked: string | null): string {
  * a list; origins compare as `scheme://host[:port]`, host case-insensitive, no trailing slash,
  * a default port the same as none. Read on each request, rebuilt only when the value changes.
  */
-function originPolicy(config: Pick<ResolvedConfig, 'cors'>): (origin: string) => boolean {
+function originPolicy(): (config: Pick<ResolvedConfig, 'cors'>, origin: string) => boolean {
   let seen: unknown;
   let allows: (origin: string) => boolean = () => true;
-  return (origin) => {
+  return (config, origin) => {
     const origins = config.cors.origins;
     if (origins !== seen) {
       seen = origins;
@@ -121,7 +118,7 @@ export function normalizeOrigin(origin: string): string {
   }
 }
 
-/** Headers the chain sets for every answer (CORS, `Vary`, `RateLimit-*`): `app.ts` copies them onto problems. */
+/** Headers the chain sets for every answer (CORS, `Vary`, `RateLimit-*`): the context copies them onto problems and Responses. */
 export function isCarriedHeader(name: string): boolean {
   return name === 'vary' || name.startsWith('access-control-') || name.startsWith('ratelimit-');
 }

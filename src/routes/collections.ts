@@ -1,12 +1,15 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
+import { contextOf } from '../http/context.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
-import { parseListQuery, parseRelationsQuery, type ListQuery } from '../engine/list-query.js';
+import { parseListQuery, parseRelations, parseRelationsQuery, type ListQuery, type Relations } from '../engine/list-query.js';
+import type { CollectionDefinition } from '../engine/definition.js';
+import { collectionAccess, type Needed } from '../auth/authorize.js';
 import { notFound } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
-import { resource, sendJson } from './_resource.js';
+import { route, sendJson, type MethodHandlers } from './_resource.js';
 
 /**
  * `/api/v1/{collection}`, `/api/v1/{collection}/{id}` and the sub-resources
@@ -22,15 +25,15 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     return store;
   };
   /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
-  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => `${event.context.params?.collection ?? ''}:${action}`;
-  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands. */
-  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): string[] => {
-    const relations = engine.collection(name)?.definition.relations ?? [];
-    const asked = ['_embed', '_expand'].flatMap((key) => event.url.searchParams.getAll(key).flatMap((value) => value.split(',')));
-    const targets = relations.filter((r) => asked.includes(r.name)).map((r) => r.collection);
-    return [...new Set([name, ...targets])].map((collection) => `${collection}:read`);
+  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => [collectionAccess(event.context.params?.collection ?? '', action).needed];
+  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands (parsed once, as the engine reads them). */
+  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): Needed[] => {
+    const definition = storeOf(event, name).definition;
+    const { embed, expand } = relationsOf(event, definition);
+    const targets = [...embed, ...expand].map((relation) => definition.relations.find((r) => r.name === relation)!.collection);
+    return [...new Set([name, ...targets])].map((collection) => collectionAccess(collection, 'read').needed);
   };
-  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes });
+  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes, isPublic: true, name: '{collection}' });
 
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
@@ -40,35 +43,47 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   };
 
   /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
-  const related = resource({
+  const related: MethodHandlers = {
     GET: {
       // Reading `/users/1/posts` reads posts (and the parent user).
       scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
+      scopeText: '{collection}:read and {relation target}:read, and each collection _embed/_expand names',
       public: true,
       handler: (event) => {
         const store = storeOf(event);
         const relation = relationOf(event, store);
         const sandbox = sandboxOf(event);
         const id = idOf(event);
+        const target = storeOf(event, relation.collection).definition;
         return answer(event, sandbox, () =>
-          engine.forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize }).collection(store.definition.name).relatedJson(id, relation.name, event.url.searchParams),
+          engine
+            .forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize })
+            .collection(store.definition.name)
+            .relatedJson(id, relation.name, event.url.searchParams, relationsOf(event, target)),
         );
       },
     },
-  });
+  };
 
-  app.all('/api/v1/:collection', (event) => {
-    storeOf(event);
-    return list(event);
-  });
-  app.all('/api/v1/:collection/:id', (event) => {
-    storeOf(event);
-    return one(event);
-  });
-  app.all('/api/v1/:collection/:id/:relation', (event) => {
-    relationOf(event, storeOf(event));
-    return related(event);
-  });
+  route(app, '/api/v1/:collection', list, (event) => storeOf(event));
+  route(app, '/api/v1/:collection/:id', one, (event) => storeOf(event));
+  route(app, '/api/v1/:collection/:id/:relation', related, (event) => relationOf(event, storeOf(event)));
+}
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** `_embed`/`_expand` of the request, parsed once: the guard checks them, the engine adds them. */
+    relations?: Relations;
+  }
+}
+
+const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
+
+/** The request's `_embed`/`_expand` on the collection it reads, parsed once (a request without them parses nothing). */
+export function relationsOf(event: H3Event, definition: CollectionDefinition): Relations {
+  const search = event.url.search;
+  if (!search.includes('_embed') && !search.includes('_expand')) return noRelations;
+  return (event.context.relations ??= parseRelations(event.url.searchParams, definition));
 }
 
 /** What the generic collection routes need to know of the collections a path names. */
@@ -76,9 +91,13 @@ export interface CollectionRouteOptions {
   /** The collection the path names (404 or 400 when it names none). */
   storeOf: (event: H3Event) => CollectionStore;
   /** The scopes a write or delete needs (an entry that is a list: any one of them). */
-  scope: (action: 'write' | 'delete') => (event: H3Event) => string | (string | readonly string[])[];
+  scope: (action: 'write' | 'delete') => (event: H3Event) => Needed[];
   /** The scopes a read needs. */
-  readScopes: (event: H3Event) => (string | readonly string[])[];
+  readScopes: (event: H3Event) => Needed[];
+  /** Guests may read it (`auth.required`): the baseline collections, not a sandbox's custom ones. */
+  isPublic: boolean;
+  /** How the scopes name the collection in `GET /auth/permissions` (`{collection}`, `{name} or custom`). */
+  name: string;
 }
 
 /**
@@ -88,20 +107,16 @@ export interface CollectionRouteOptions {
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
   const { engine, config } = runtime;
-  const { storeOf, scope, readScopes } = options;
+  const { storeOf, scope, readScopes, isPublic, name } = options;
+  const scopeText = (action: string) => (isPublic ? `${name}:${action}` : `${name}:${action} or custom:${action}`);
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
-  /**
-   * Reads answer from the engine's cache of finished answers (kept true by it), after the guard.
-   * A token's role is part of the key, so nothing cached for one role is served to another.
-   */
-  const answer = (event: H3Event, sandbox: string, produce: () => string) => {
-    const role = event.context.identity?.role ?? 'owner';
-    const request = role === 'owner' ? event.url.pathname + event.url.search : `${role} ${event.url.pathname}${event.url.search}`;
-    return sendJson(event, engine.answers.answer(sandbox, request, produce));
-  };
-  const read = { scope: (event: H3Event) => readScopes(event), public: true };
+  /** Reads answer from the engine's cache of finished answers (kept true by it), after the guard. */
+  const answer = (event: H3Event, sandbox: string, produce: () => string) =>
+    sendJson(event, engine.answers.answer(sandbox, contextOf(event).role, event.url.pathname + event.url.search, produce));
+  const read = { scope: (event: H3Event) => readScopes(event), scopeText: `${scopeText('read')}${isPublic ? ', and each collection _embed/_expand names' : ''}`, public: isPublic };
+  const write = { scope: scope('write'), scopeText: scopeText('write') };
   const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
     const page = store.list(sandbox, query);
     return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
@@ -118,29 +133,29 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
       return record;
     };
 
-  const list = resource({
+  const list: MethodHandlers = {
     GET: {
       ...read,
       handler: (event) => {
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
         return answer(event, sandbox, () => {
-          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition);
+          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition, relationsOf(event, store.definition));
           return listBody(store, sandbox, query);
         });
       },
     },
     POST: {
-      scope: scope('write'),
+      ...write,
       handler: async (event) => {
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
         return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
       },
     },
-  });
+  };
 
-  const one = resource({
+  const one: MethodHandlers = {
     GET: {
       ...read,
       handler: (event) => {
@@ -148,16 +163,17 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         const id = idOf(event);
         const sandbox = sandboxOf(event);
         return answer(event, sandbox, () => {
-          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition));
+          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition, relationsOf(event, store.definition)));
           if (json === undefined) throw missing(store, id);
           return json;
         });
       },
     },
-    PUT: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
-    PATCH: { scope: scope('write'), handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
+    PUT: { ...write, handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
+    PATCH: { ...write, handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
     DELETE: {
       scope: scope('delete'),
+      scopeText: scopeText('delete'),
       handler: (event) => {
         const store = storeOf(event);
         const id = idOf(event);
@@ -166,7 +182,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return { message: `${store.definition.singular} ${record.id} deleted`, id: record.id, resource: store.definition.name };
       },
     },
-  });
+  };
 
   return { list, one, answer, idOf, missing };
 }

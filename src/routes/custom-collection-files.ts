@@ -7,7 +7,7 @@ import { csvContentType, xlsxContentType } from '../formats/content-types.js';
 import type { Runtime } from '../runtime.js';
 import { maxRecordDepth } from '../engine/validate.js';
 import { readBytes } from './_body.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 import { customNameOf } from './custom-collections.js';
 
 /** Columns an uploaded table may have: far more than a record shows, far fewer than a hostile sheet. */
@@ -28,59 +28,54 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
   const nameOf = customNameOf;
   const either = (event: H3Event, action: string) => [customCollectionScope(nameOf(event), action)];
 
-  app.all(
-    '/api/v1/custom/:name/export',
-    resource({
-      GET: {
-        scope: (event) => either(event, 'read'),
-        public: true,
-        handler: async (event) => {
-          const name = nameOf(event);
-          const format = event.url.searchParams.get('format') ?? 'csv';
-          if (format !== 'csv' && format !== 'xlsx') throw invalidQuery('format', 'must be csv or xlsx');
-          const records = engine.custom.records(sandboxOf(event), name);
-          const { recordsToCsv, recordsToXlsx } = await tables();
-          const body = format === 'csv' ? recordsToCsv(records) : new Uint8Array(await recordsToXlsx(records, name));
-          return new Response(body, {
-            headers: {
-              'content-type': format === 'csv' ? csvContentType : xlsxContentType,
-              'content-disposition': `attachment; filename="${name}.${format}"`,
-            },
-          });
-        },
+  route(app, '/api/v1/custom/:name/export', {
+    GET: {
+      scope: (event) => either(event, 'read'),
+      scopeText: '{name}:read or custom:read',
+      handler: async (event) => {
+        const name = nameOf(event);
+        const format = event.url.searchParams.get('format') ?? 'csv';
+        if (format !== 'csv' && format !== 'xlsx') throw invalidQuery('format', 'must be csv or xlsx');
+        const records = engine.custom.records(sandboxOf(event), name);
+        const { recordsToCsv, recordsToXlsx } = await tables();
+        const body = format === 'csv' ? recordsToCsv(records) : new Uint8Array(await recordsToXlsx(records, name));
+        return new Response(body, {
+          headers: {
+            'content-type': format === 'csv' ? csvContentType : xlsxContentType,
+            'content-disposition': `attachment; filename="${name}.${format}"`,
+          },
+        });
       },
-    }),
-  );
+    },
+  });
 
-  app.all(
-    '/api/v1/custom/:name/import',
-    resource({
-      POST: {
-        scope: (event) => either(event, 'write'),
-        handler: async (event) => {
-          const name = nameOf(event);
-          const type = (event.req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-          const csv = type === 'text/csv' || type === 'application/csv';
-          if (!csv && type !== xlsxContentType) {
-            throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
-          }
-          const bytes = await readBytes(event, config.limits.bodyBytes);
-          // Expanded, a workbook's cells may hold no more text than it may inflate to.
-          const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
-          const { csvToRecords, xlsxToRecords, TableError } = await tables();
-          let records: Record<string, unknown>[];
-          try {
-            records = csv ? csvToRecords(bytes, limits) : await xlsxToRecords(bytes, limits);
-          } catch (error) {
-            if (error instanceof TableError) throw invalidTable(`the ${csv ? 'CSV' : 'XLSX'} file cannot be imported: ${error.message}`, error.problems.map(located));
-            throw error;
-          }
-          const created = engine.custom.importRecords(sandboxOf(event), name, records);
-          return { message: `${created.length} record${created.length === 1 ? '' : 's'} imported into ${name}`, collection: name, imported: created.length, ids: created.map((r) => r.id) };
-        },
+  route(app, '/api/v1/custom/:name/import', {
+    POST: {
+      scope: (event) => either(event, 'write'),
+      scopeText: '{name}:write or custom:write',
+      handler: async (event) => {
+        const name = nameOf(event);
+        const type = (event.req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+        const csv = type === 'text/csv' || type === 'application/csv';
+        if (!csv && type !== xlsxContentType) {
+          throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
+        }
+        const bytes = await readBytes(event, config.limits.bodyBytes);
+        // Expanded, a workbook's cells may hold no more text than it may inflate to.
+        const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
+        const { csvToRecords, xlsxToRecords, TableError } = await tables();
+        let records: Record<string, unknown>[];
+        try {
+          records = csv ? csvToRecords(bytes, limits) : await xlsxToRecords(bytes, limits);
+        } catch (error) {
+          if (error instanceof TableError) throw invalidTable(`the ${csv ? 'CSV' : 'XLSX'} file cannot be imported: ${error.message}`, error.problems.map(located));
+          throw error;
+        }
+        const created = engine.custom.importRecords(sandboxOf(event), name, records);
+        return { message: `${created.length} record${created.length === 1 ? '' : 's'} imported into ${name}`, collection: name, imported: created.length, ids: created.map((r) => r.id) };
       },
-    }),
-  );
+    },
+  });
 }
 
 /** A table problem as the problem's `errors` entry: the cell (`B3`), the row (`3`) or the file (`''`). */

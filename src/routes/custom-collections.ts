@@ -4,7 +4,7 @@ import { customCollectionScope } from '../auth/scopes.js';
 import { checkCustomName } from '../engine/custom-collections.js';
 import type { Runtime } from '../runtime.js';
 import { collectionResources } from './collections.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 /**
  * `/api/v1/custom/{name}` and `/api/v1/custom/{name}/{id}`: a sandbox's own collections, served by
@@ -18,33 +18,26 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
     scope: (action) => (event) => [customCollectionScope(nameOf(event), action)],
     readScopes: (event) => [customCollectionScope(nameOf(event), 'read')],
+    // A sandbox's own collections: guests read the baseline collections only (contract section 7).
+    isPublic: false,
+    name: '{name}',
   });
 
-  app.all(
-    '/api/v1/custom',
-    resource({
-      GET: {
-        scope: 'custom:read',
-        public: true,
-        handler: (event) => {
-          const collections = engine.custom.list(sandboxOf(event));
-          return {
-            data: collections.map((c) => ({ name: c.name, count: c.count, url: `/api/v1/custom/${c.name}` })),
-            limits: { collections: config.limits.customCollections, recordsPerCollection: config.limits.customRecords },
-          };
-        },
+  route(app, '/api/v1/custom', {
+    GET: {
+      scope: 'custom:read',
+      handler: (event) => {
+        const collections = engine.custom.list(sandboxOf(event));
+        return {
+          data: collections.map((c) => ({ name: c.name, count: c.count, url: `/api/v1/custom/${c.name}` })),
+          limits: { collections: config.limits.customCollections, recordsPerCollection: config.limits.customRecords },
+        };
       },
-    }),
-  );
+    },
+  });
   // The name is checked before the method, so a bad name is 400 whatever the method.
-  app.all('/api/v1/custom/:name', (event) => {
-    nameOf(event);
-    return list(event);
-  });
-  app.all('/api/v1/custom/:name/:id', (event) => {
-    nameOf(event);
-    return one(event);
-  });
+  route(app, '/api/v1/custom/:name', list, nameOf);
+  route(app, '/api/v1/custom/:name/:id', one, nameOf);
 }
 
 /** The custom collection named in the path (`:name`), 400 INVALID_NAME when it is not a name. */

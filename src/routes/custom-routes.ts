@@ -1,13 +1,12 @@
-import { customPrefix } from '../engine/custom-collections.js';
 import type { H3Event, Middleware } from 'h3';
-import { requireAccess } from '../auth/guard.js';
-import { customCollectionScope } from '../auth/scopes.js';
+import { authorize } from '../auth/authorize.js';
 import type { ResolvedConfig } from '../config.js';
 import { toAnswer } from '../custom-routes/answer.js';
 import { createRouteContext } from '../custom-routes/context.js';
 import { limitedRequest } from '../custom-routes/request.js';
 import { compileRoutes, type CustomRoute, type RouteTable } from '../custom-routes/route-table.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
+import { contextOf } from '../http/context.js';
 import type { Runtime } from '../runtime.js';
 
 const apiPrefix = '/api/v1';
@@ -34,11 +33,11 @@ export function customRoutes(runtime: Runtime): Middleware {
   };
 
   return (event, next) => {
-    const path = event.url.pathname;
-    if (!path.startsWith(apiPrefix) || (path.length > apiPrefix.length && path[apiPrefix.length] !== '/')) return;
+    // The request context runs for API paths only.
+    if (!event.context.ctx) return;
     const routes = current();
     if (!routes.size) return;
-    const match = routes.match(event.req.method, path.slice(apiPrefix.length) || '/');
+    const match = routes.match(event.req.method, event.url.pathname.slice(apiPrefix.length) || '/');
     if (!match) return;
     if (!match.route) return otherMethod(event, next, match.allow);
     return run(runtime, event, match.route, match.params);
@@ -63,33 +62,21 @@ async function otherMethod(event: H3Event, next: () => unknown, allow: string[])
 
 async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params: Record<string, string>): Promise<Response> {
   const { config, engine } = runtime;
-  const identity = event.context.identity;
-  if (!identity) throw new Error(`no identity on ${event.url.pathname}: the identify step did not run`);
+  const identity = contextOf(event);
+  // The route's own declaration (contract section 19): guests only where public, a token needs the named scope.
+  authorize(identity, route.scope ? [route.scope] : [], route.public);
   const ctx = createRouteContext({
     params,
     query: new URLSearchParams(event.url.search),
     identity,
-    view: () => engine.forSandbox(identity.sandbox, { maxPageSize: config.limits.maxPageSize }),
-    // The REST guard itself, with the scope the REST route of that operation declares.
-    // A sandbox's custom collection (`custom.invoices`) takes `invoices:<action>` or `custom:<action>`, as its REST routes do.
-    authorize: (collection, action) =>
-      requireAccess(event, {
-        scope: () =>
-          collection.startsWith(customPrefix) ? [customCollectionScope(collection.slice(customPrefix.length), action)] : `${collection}:${action}`,
-        public: action === 'read',
-      }),
+    view: () => engine.for(identity, { maxPageSize: config.limits.maxPageSize }),
     user: () => (identity.token ? runtime.auth.accounts.byId(identity.sandbox, identity.token.sub)?.user : undefined),
   });
-  let response: Response;
   try {
-    response = toAnswer(await route.handler(limitedRequest(event.req, config.limits.bodyBytes), ctx), event.res.headers);
+    return toAnswer(await route.handler(limitedRequest(event.req, config.limits.bodyBytes), ctx));
   } catch (error) {
     throw asProblem(error, route);
   }
-  // toAnswer added the chain's headers itself; h3 would add some of them a second time.
-  clear(event.res.headers);
-  clear(event.res.errHeaders);
-  return response;
 }
 
 /**
@@ -102,8 +89,4 @@ function asProblem(error: unknown, route: CustomRoute): ApiError {
   const problem = new ApiError(500, 'INTERNAL_ERROR', 'Internal Server Error', `the custom route ${route.key} failed; the server's log shows the error`);
   problem.cause = error;
   return problem;
-}
-
-function clear(headers: Headers): void {
-  for (const name of [...headers.keys()]) headers.delete(name);
 }

@@ -5,7 +5,7 @@ import { compilePatterns } from '../engine/event-pattern.js';
 import { listEvents, parseEventListQuery, readPatterns, readSince } from '../engine/event-list.js';
 import type { LiveStream } from '../live/stream-hub.js';
 import type { Runtime } from '../runtime.js';
-import { resource, sendJson } from './_resource.js';
+import { route, sendJson } from './_resource.js';
 
 /** A client that stops reading loses its stream past this many queued chunks, instead of growing memory. */
 const maxQueuedChunks = 1000;
@@ -15,27 +15,21 @@ export function addEventRoutes(app: H3, runtime: Runtime): void {
   const { engine } = runtime;
   const hub = runtime.streams;
 
-  app.all(
-    '/api/v1/events',
-    resource({
-      GET: {
-        scope: 'events:read',
-        handler: (event) => {
-          const sandbox = sandboxOf(event);
-          const query = parseEventListQuery(event.url.searchParams, runtime.config.limits.maxPageSize);
-          const page = listEvents(engine.changes, engine.sandboxes.sidOf(sandbox), query);
-          return sendJson(event, `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`);
-        },
+  route(app, '/api/v1/events', {
+    GET: {
+      scope: 'events:read',
+      handler: (event) => {
+        const sandbox = sandboxOf(event);
+        const query = parseEventListQuery(event.url.searchParams, runtime.config.limits.maxPageSize);
+        const page = listEvents(engine.changes, engine.sandboxes.sidOf(sandbox), query);
+        return sendJson(event, `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`);
       },
-    }),
-  );
+    },
+  });
 
-  app.all(
-    '/api/v1/events/stream',
-    resource({
-      GET: { scope: 'events:read', handler: (event) => openStream(event) },
-    }),
-  );
+  route(app, '/api/v1/events/stream', {
+    GET: { scope: 'events:read', handler: (event) => openStream(event) },
+  });
 
   function openStream(event: H3Event): Response {
     const sandbox = sandboxOf(event);

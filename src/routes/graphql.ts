@@ -1,15 +1,14 @@
 import type { H3, H3Event } from 'h3';
-import { payloadTooLarge } from '../errors.js';
 import { graphiqlAsset, graphiqlAssets, graphiqlPage } from '../graphql/graphiql.js';
 import type { Runtime } from '../runtime.js';
 import { readText } from './_body.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 export const graphqlPath = '/api/v1/graphql';
 
 /**
  * `GET`/`POST /api/v1/graphql`: GraphQL over HTTP with graphql-http, in the caller's sandbox and
- * with the caller's role (the identify step already ran). The route is open: each resolver checks
+ * with the caller's role (the request context already ran). The route is open: each resolver checks
  * the scope of the collection it reads or writes, as REST's guard would. A browser asking for
  * HTML gets GraphiQL, served from the installed packages. graphql-js and the schema load on the
  * first GraphQL request (`graphql/endpoint.ts`), not at start-up (about 100 ms).
@@ -23,41 +22,33 @@ export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
   /** A browser opening the endpoint (HTML accepted, no query): the GraphiQL page. */
   const wantsPage = (event: H3Event) => !event.url.searchParams.has('query') && /\btext\/html\b/.test(event.req.headers.get('accept') ?? '');
 
-  app.all(
-    graphqlPath,
-    resource({
+  route(app, graphqlPath, {
+    GET: {
+      open: true,
+      note: 'each resolver checks the scope of the collection it reads or writes, as REST does',
+      handler: (event) => {
+        if (!wantsPage(event)) return run(event, null);
+        event.res.headers.set('content-type', 'text/html; charset=utf-8');
+        return graphiqlPage(graphqlPath, graphqlPath);
+      },
+    },
+    POST: {
+      open: true,
+      note: 'each resolver checks the scope of the collection it reads or writes, as REST does',
+      handler: async (event) => run(event, await readText(event, runtime.config.limits.bodyBytes)),
+    },
+  });
+  for (const name of Object.keys(graphiqlAssets)) {
+    route(app, `${graphqlPath}/${name}`, {
       GET: {
         open: true,
         handler: (event) => {
-          if (!wantsPage(event)) return run(event, null);
-          event.res.headers.set('content-type', 'text/html; charset=utf-8');
-          return graphiqlPage(graphqlPath, graphqlPath);
+          const asset = graphiqlAsset(name)!;
+          event.res.headers.set('content-type', asset.type);
+          event.res.headers.set('cache-control', 'public, max-age=86400');
+          return asset.body;
         },
       },
-      POST: {
-        open: true,
-        handler: async (event) => {
-          const limit = runtime.config.limits.bodyBytes;
-          if (Number(event.req.headers.get('content-length') ?? 0) > limit) throw payloadTooLarge(limit);
-          return run(event, await readText(event, limit));
-        },
-      },
-    }),
-  );
-  for (const name of Object.keys(graphiqlAssets)) {
-    app.all(
-      `${graphqlPath}/${name}`,
-      resource({
-        GET: {
-          open: true,
-          handler: (event) => {
-            const asset = graphiqlAsset(name)!;
-            event.res.headers.set('content-type', asset.type);
-            event.res.headers.set('cache-control', 'public, max-age=86400');
-            return asset.body;
-          },
-        },
-      }),
-    );
+    });
   }
 }

@@ -2,7 +2,7 @@ import type { H3, H3Config, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import type { SnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 declare module 'h3' {
   interface H3EventContext {
@@ -26,7 +26,7 @@ export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'o
       event.context.arrivedAt = performance.now();
     },
     onResponse: (response, event) => {
-      // Set by the identify step for a named sandbox (even when the route then fails) or once one
+      // Set by the request context for a named sandbox (even when the route then fails) or once one
       // was minted: a failure never mints a new sandbox just to log it.
       const sandbox = event.context.sandbox;
       if (!sandbox) return;
@@ -43,52 +43,46 @@ export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: Snaps
   const { engine, config } = runtime;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  app.all(
-    '/api/v1/sandbox',
-    resource({
-      GET: {
-        scope: 'sandbox:read',
-        handler: (event: H3Event) => {
-          const sandbox = sandboxOf(event);
-          const arrivedAt = Date.now() - (event.context.arrivedAt === undefined ? 0 : performance.now() - event.context.arrivedAt);
-          const row = engine.sandboxes.row(sandbox);
-          // A visitor who only read has no row: what this server saw of it is all there is.
-          const seen = engine.activity.open(sandbox, arrivedAt);
-          const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
-          const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
-          const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
-          const quotas: Record<string, object> = Object.fromEntries(
-            engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
-          );
-          // limit 0: no bound (contract section 12).
-          quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
-          // Custom collections: how many hold records, and each one's records against its cap.
-          const custom = engine.custom.list(sandbox);
-          quotas.custom = {
-            collections: { used: custom.length, limit: config.limits.customCollections },
-            records: Object.fromEntries(custom.map((c) => [c.name, { created: c.count, limit: config.limits.customRecords }])),
-          };
-          return {
-            id: sandbox,
-            createdAt: iso(createdAt),
-            lastActiveAt: iso(lastActiveAt),
-            requests: seen.requests,
-            quotas,
-            snapshots: snapshots.count(row?.sid ?? 0),
-          };
-        },
+  route(app, '/api/v1/sandbox', {
+    GET: {
+      scope: 'sandbox:read',
+      handler: (event: H3Event) => {
+        const sandbox = sandboxOf(event);
+        const arrivedAt = Date.now() - (event.context.arrivedAt === undefined ? 0 : performance.now() - event.context.arrivedAt);
+        const row = engine.sandboxes.row(sandbox);
+        // A visitor who only read has no row: what this server saw of it is all there is.
+        const seen = engine.activity.open(sandbox, arrivedAt);
+        const createdAt = Math.min(row?.createdAt ?? seen.firstSeen, seen.firstSeen);
+        const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
+        const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
+        const quotas: Record<string, object> = Object.fromEntries(
+          engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
+        );
+        // limit 0: no bound (contract section 12).
+        quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
+        // Custom collections: how many hold records, and each one's records against its cap.
+        const custom = engine.custom.list(sandbox);
+        quotas.custom = {
+          collections: { used: custom.length, limit: config.limits.customCollections },
+          records: Object.fromEntries(custom.map((c) => [c.name, { created: c.count, limit: config.limits.customRecords }])),
+        };
+        return {
+          id: sandbox,
+          createdAt: iso(createdAt),
+          lastActiveAt: iso(lastActiveAt),
+          requests: seen.requests,
+          quotas,
+          snapshots: snapshots.count(row?.sid ?? 0),
+        };
       },
-    }),
-  );
-  app.all(
-    '/api/v1/sandbox/activity',
-    resource({
-      GET: {
-        scope: 'sandbox:read',
-        handler: (event: H3Event) => ({
-          data: engine.activity.recent(sandboxOf(event)).map((entry) => ({ ...entry, at: iso(entry.at) })),
-        }),
-      },
-    }),
-  );
+    },
+  });
+  route(app, '/api/v1/sandbox/activity', {
+    GET: {
+      scope: 'sandbox:read',
+      handler: (event: H3Event) => ({
+        data: engine.activity.recent(sandboxOf(event)).map((entry) => ({ ...entry, at: iso(entry.at) })),
+      }),
+    },
+  });
 }

@@ -2,7 +2,7 @@ import type { H3 } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import { createSnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 import { addSandboxInfoRoutes } from './sandbox-info.js';
 import { addSnapshotRoutes } from './snapshots.js';
 
@@ -10,19 +10,16 @@ import { addSnapshotRoutes } from './snapshots.js';
 export function addSandboxRoutes(app: H3, runtime: Runtime): void {
   const snapshots = createSnapshotStore(runtime.db, runtime.engine);
   addSandboxInfoRoutes(app, runtime, snapshots);
-  app.all(
-    '/api/v1/sandbox/reset',
-    resource({
-      // Snapshots survive a reset: reset between tests, restore one later.
-      POST: {
-        scope: 'sandbox:reset',
-        handler: (event) => {
-          const sandbox = sandboxOf(event);
-          const purged = runtime.engine.reset(sandbox);
-          return { message: 'sandbox reset to the baseline', sandbox, purged };
-        },
+  route(app, '/api/v1/sandbox/reset', {
+    // Snapshots survive a reset: reset between tests, restore one later.
+    POST: {
+      scope: 'sandbox:reset',
+      handler: (event) => {
+        const sandbox = sandboxOf(event);
+        const purged = runtime.engine.reset(sandbox);
+        return { message: 'sandbox reset to the baseline', sandbox, purged };
       },
-    }),
-  );
+    },
+  });
   addSnapshotRoutes(app, runtime, snapshots);
 }

@@ -1,82 +1,115 @@
 import { STATUS_CODES } from 'node:http';
-import type { H3Event, Middleware } from 'h3';
+import type { H3Event } from 'h3';
+import { parseDuration } from '../duration.js';
 import type { ResolvedConfig } from '../config.js';
 import { clientClosedRequest, invalidSimulation, rateLimited, simulatedFailure, simulatedStatus } from '../errors.js';
 import { delay } from './delay.js';
 import { parseLatency, pickDelay, type LatencyRange } from './latency.js';
 import { createRateLimiter, parseRateLimit, type RateRule } from './rate-limit.js';
 
-/** What one request asked for, all values checked before anything waits or answers. */
-interface Plan {
+/** What one request asked for, every value checked before anything waits or answers (`ctx.simulate`). */
+export interface Simulation {
   latency?: LatencyRange;
   status?: number;
   flaky?: number;
   reset: boolean;
   rateLimit?: RateRule;
+  /** `X-Simulate-Clock-Skew` in seconds: the request's clock is shifted by it (at most ±5 minutes). */
+  clockSkew: number;
+  /** `X-Simulate-JWT-Expiry` in seconds: tokens issued by this request live at most this long. */
+  jwtExpiry?: number;
+}
+
+/** `X-Simulate-Clock-Skew` may shift the clock by at most five minutes either way (contract section 7). */
+export const maxSkewSeconds = 300;
+const skewUnits: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * The simulation a request asks for (contract section 11), read once by the request context:
+ * latency, a forced status, flaky failures, a network reset and a per-sandbox rate limit, by
+ * header, by query (`_delay`, `_status`) or from the config (`simulate.latency`,
+ * `simulate.rateLimit`, `serve --latency`), and the clock skew and token expiry auth reads.
+ * Undefined when it asks for nothing: a few header lookups, no object.
+ */
+export function readSimulation(event: H3Event, config: ResolvedConfig, defaults: SimulationDefaults): Simulation | undefined {
+  const headers = event.req.headers;
+  const latency = headers.get('x-simulate-latency');
+  const status = headers.get('x-simulate-status');
+  const flaky = headers.get('x-simulate-flaky');
+  const network = headers.get('x-simulate-network');
+  const rate = headers.get('x-simulate-rate-limit');
+  const skew = headers.get('x-simulate-clock-skew');
+  const expiry = headers.get('x-simulate-jwt-expiry');
+  const query = simulationQuery(event);
+  const fromConfig = defaults(config);
+  if (latency === null && status === null && flaky === null && network === null && rate === null && skew === null && expiry === null && !query && !fromConfig) {
+    return undefined;
+  }
+  return {
+    latency: query?.delay !== undefined ? parseLatency(query.delay, 'query parameter "_delay"') : latency !== null ? parseLatency(latency, 'X-Simulate-Latency') : fromConfig?.latency,
+    status: query?.status !== undefined ? parseStatus(query.status, 'query parameter "_status"') : status !== null ? parseStatus(status, 'X-Simulate-Status') : undefined,
+    flaky: flaky === null ? undefined : parseRatio(flaky),
+    reset: network !== null && parseNetwork(network),
+    rateLimit: rate !== null ? parseRateLimit(rate, 'X-Simulate-Rate-Limit') : fromConfig?.rateLimit,
+    clockSkew: skew === null ? 0 : parseSkew(skew),
+    jwtExpiry: expiry === null ? undefined : parseJwtExpiry(expiry),
+  };
 }
 
 /**
- * The simulate step of the request chain (contract section 11), after identify and before each
- * route's guard: latency, a forced status, flaky failures, a network reset and a per-sandbox
- * rate limit, by header, by query (`_delay`, `_status`) or from the config (`simulate.latency`,
- * `simulate.rateLimit`, `serve --latency`). API paths only: `/health` stays a true health check.
- * A request that asks for nothing costs a few header lookups; the config is read on every request
- * because `--watch` swaps `config.simulate` in place.
+ * Runs what a simulation asks for before the route: latency (paid before the route runs, never
+ * inside it: a long-lived stream is not held back), then a reset, the rate limit of the caller's sandbox, a
+ * forced status or a flaky failure (each throws its problem). A promise only when it waits.
  */
-export function simulate(config: ResolvedConfig): Middleware {
-  const limiter = createRateLimiter(Math.max(config.limits.maxSandboxes, 1_000));
-  const fromConfig = configDefaults(config);
-  return (event) => {
-    if (!isApiPath(event.url.pathname)) return;
-    const headers = event.req.headers;
-    const latency = headers.get('x-simulate-latency');
-    const status = headers.get('x-simulate-status');
-    const flaky = headers.get('x-simulate-flaky');
-    const network = headers.get('x-simulate-network');
-    const rate = headers.get('x-simulate-rate-limit');
-    const query = simulationQuery(event);
-    const defaults = fromConfig();
-    if (latency === null && status === null && flaky === null && network === null && rate === null && !query && !defaults) return;
+export function runSimulation(event: H3Event, plan: Simulation, who: { readonly sandbox: string }, limiter: RateLimiter): void | Promise<void> {
+  const ms = plan.latency ? pickDelay(plan.latency) : 0;
+  if (ms > 0) return delay(ms, event.req.signal).then(() => act(event, plan, who, limiter));
+  return act(event, plan, who, limiter);
+}
 
-    const plan: Plan = {
-      latency: query?.delay !== undefined ? parseLatency(query.delay, 'query parameter "_delay"') : latency !== null ? parseLatency(latency, 'X-Simulate-Latency') : defaults?.latency,
-      status: query?.status !== undefined ? parseStatus(query.status, 'query parameter "_status"') : status !== null ? parseStatus(status, 'X-Simulate-Status') : undefined,
-      flaky: flaky === null ? undefined : parseRatio(flaky),
-      reset: network !== null && parseNetwork(network),
-      rateLimit: rate !== null ? parseRateLimit(rate, 'X-Simulate-Rate-Limit') : defaults?.rateLimit,
+function act(event: H3Event, plan: Simulation, who: { readonly sandbox: string }, limiter: RateLimiter): void {
+  if (plan.reset) resetConnection(event);
+  if (plan.rateLimit) {
+    const decision = limiter.take(who.sandbox, plan.rateLimit, Date.now());
+    const limitHeaders = {
+      'ratelimit-limit': String(decision.limit),
+      'ratelimit-remaining': String(decision.remaining),
+      'ratelimit-reset': String(decision.resetSeconds),
     };
-    const ms = plan.latency ? pickDelay(plan.latency) : 0;
-    // Latency is paid before the route runs, never inside it: a long-lived stream is not held back.
-    if (ms > 0) return delay(ms, event.req.signal).then(() => act(event, plan));
-    return act(event, plan);
-  };
-
-  function act(event: H3Event, plan: Plan): void {
-    if (plan.reset) resetConnection(event);
-    if (plan.rateLimit) {
-      const decision = limiter.take(event.context.identity?.sandbox ?? '', plan.rateLimit, Date.now());
-      const limitHeaders = {
-        'ratelimit-limit': String(decision.limit),
-        'ratelimit-remaining': String(decision.remaining),
-        'ratelimit-reset': String(decision.resetSeconds),
-      };
-      // On every answer while the limit applies, errors included (app.ts carries them onto problems).
-      for (const [name, value] of Object.entries(limitHeaders)) event.res.headers.set(name, value);
-      if (!decision.allowed) {
-        throw rateLimited(`this sandbox may send ${decision.limit} requests per window; try again in ${decision.resetSeconds} s`, {
-          ...limitHeaders,
-          'retry-after': String(decision.resetSeconds),
-        });
-      }
+    // On every answer while the limit applies, errors included (the context carries them onto problems).
+    for (const [name, value] of Object.entries(limitHeaders)) event.res.headers.set(name, value);
+    if (!decision.allowed) {
+      throw rateLimited(`this sandbox may send ${decision.limit} requests per window; try again in ${decision.resetSeconds} s`, {
+        ...limitHeaders,
+        'retry-after': String(decision.resetSeconds),
+      });
     }
-    if (plan.status !== undefined) throw simulatedStatus(plan.status, STATUS_CODES[plan.status] ?? `Status ${plan.status}`, statusHeaders(plan.status));
-    if (plan.flaky !== undefined && Math.random() < plan.flaky) {
-      throw simulatedFailure(`a simulated failure (X-Simulate-Flaky: ${plan.flaky}); nothing was changed`);
-    }
+  }
+  if (plan.status !== undefined) throw simulatedStatus(plan.status, STATUS_CODES[plan.status] ?? `Status ${plan.status}`, statusHeaders(plan.status));
+  if (plan.flaky !== undefined && Math.random() < plan.flaky) {
+    throw simulatedFailure(`a simulated failure (X-Simulate-Flaky: ${plan.flaky}); nothing was changed`);
   }
 }
 
-const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+/** The rate limiter of one app: per sandbox, bounded by the sandboxes a server keeps. */
+export const createSimulationLimiter = (config: ResolvedConfig): RateLimiter => createRateLimiter(Math.max(config.limits.maxSandboxes, 1_000));
+type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** `+120s`, `-60s`, `90` (seconds): at most five minutes either way, else 400. */
+export function parseSkew(text: string): number {
+  const match = /^\s*([+-])?(\d+(?:\.\d+)?)(ms|s|m|h)?\s*$/.exec(text);
+  const seconds = match ? Number(match[2]) * skewUnits[match[3] ?? 's'] * (match[1] === '-' ? -1 : 1) : NaN;
+  if (!Number.isFinite(seconds) || Math.abs(seconds) > maxSkewSeconds) {
+    throw invalidSimulation(`X-Simulate-Clock-Skew must be a signed duration of at most 5 minutes, such as "+120s" or "-5m"; got ${JSON.stringify(text)}`);
+  }
+  return seconds;
+}
+
+function parseJwtExpiry(text: string): number {
+  const ttl = parseDuration(text);
+  if (ttl === undefined) throw invalidSimulation(`X-Simulate-JWT-Expiry must be seconds or a duration such as "0", "5s" or "1m"; got ${JSON.stringify(text)}`);
+  return ttl;
+}
 
 /**
  * `_delay` and `_status`, taken out of the URL: the list parser never sees them, and a delayed
@@ -95,12 +128,14 @@ function simulationQuery(event: H3Event): { delay?: string; status?: string } | 
   return { delay, status };
 }
 
+export type SimulationDefaults = (config: ResolvedConfig) => { latency?: LatencyRange; rateLimit?: RateRule } | undefined;
+
 /** The config's defaults, parsed once per value (a `--watch` reload may change them). */
-function configDefaults(config: ResolvedConfig): () => { latency?: LatencyRange; rateLimit?: RateRule } | undefined {
+export function createSimulationDefaults(): SimulationDefaults {
   let seenLatency: unknown;
   let seenRate: unknown;
   let parsed: { latency?: LatencyRange; rateLimit?: RateRule } | undefined;
-  return () => {
+  return (config) => {
     const { latency, rateLimit } = config.simulate;
     if (latency === seenLatency && rateLimit === seenRate) return parsed;
     seenLatency = latency;

@@ -76,7 +76,7 @@ describe('the config schema walk', () => {
     ]);
     expect(configProblems({ cors: { origins: 'localhost:3000' } })[0]).toMatch(/^cors\.origins must be "\*", an origin .* got "localhost:3000"$/);
     expect(configProblems({ simulate: { rateLimit: 'fast' } })).toEqual(['simulate.rateLimit must be requests per window such as "5/10s", got "fast"']);
-    expect(configProblems({ routes: { 'GET /x': 'nope' } })).toEqual(['routes["GET /x"] must be a function, got "nope"']);
+    expect(configProblems({ routes: { 'GET /x': 'nope' } })).toEqual([`routes["GET /x"] must be a handler (request, ctx) => value, or { handler, public?: boolean, scope?: 'stats:read' }, got "nope"`]);
     expect(configProblems({ webhooks: { subscriptions: [{ url: 'http://x' }] } })).toEqual(['webhooks.subscriptions[0].events is required']);
     expect(configProblems('port: 1')).toEqual(['the config must be an object, got "port: 1"']);
   });

@@ -12,6 +12,10 @@ const table: [granted: string[], needed: string, publicResource: boolean, expect
   [['*'], 'posts:delete', false, true],
   [['*'], 'sandbox:reset', false, true],
   [['*'], 'inbox:read', true, true],
+  // The mailbox holds reset tokens: `*:read` does not cover it, `inbox:*` does.
+  [['*:read'], 'inbox:read', false, false],
+  [['*:*'], 'inbox:read', false, false],
+  [['inbox:*'], 'inbox:read', false, true],
   // `*:<action>`: that action on every resource, no other action.
   [['*:read'], 'posts:read', false, true],
   [['*:read'], 'sandbox:read', false, true],
@@ -120,7 +124,7 @@ describe('the roles', () => {
     // [need, public route, admin, editor, viewer, guest]
     ['posts:read', true, true, true, true, true],
     ['users:read', true, true, true, true, true],
-    ['inbox:read', true, true, true, true, true],
+    ['inbox:read', false, true, false, false, false],
     ['posts:write', false, true, true, false, false],
     ['posts:delete', false, true, false, false, false],
     ['sandbox:read', false, true, true, true, false],
