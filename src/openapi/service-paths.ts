@@ -90,6 +90,16 @@ export function serviceRouteDocs(): RouteDoc[] {
       summary: "The reference page's script (Redoc)",
       ok: { description: 'The script.', content: { 'text/javascript': text } },
     },
+    {
+      method: 'GET',
+      path: '/reset-password',
+      route: '/reset-password',
+      operationId: 'getResetPasswordPage',
+      tag: 'auth',
+      summary: 'The password-reset page the reset mail links to',
+      description: 'A small form (everything inline) that posts `{token, password}` to `POST /api/v1/auth/reset-password` in the browser\'s sandbox; the mail links here unless `auth.resetUrl` names a front-end\'s own page.',
+      ok: { description: 'The page.', content: { 'text/html': text } },
+    },
     document('/api/v1/openapi.json', '3.1'),
     document('/api/v1/openapi-3.0.json', '3.0'),
     {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { H3 } from 'h3';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 const scriptPath = '/docs/redoc.standalone.js';
 
@@ -34,32 +34,26 @@ const redocScript = () => (script ??= readFileSync(new URL('../redoc/redoc.stand
  * served from the installed package's own copy of Redoc's bundle.
  */
 export function addDocsRoutes(app: H3): void {
-  app.all(
-    '/docs',
-    resource({
-      GET: {
-        open: true,
-        handler: (event) => {
-          event.res.headers.set('content-type', 'text/html; charset=utf-8');
-          event.res.headers.set('content-security-policy', contentSecurityPolicy);
-          return page;
-        },
+  route(app, '/docs', {
+    GET: {
+      open: true,
+      handler: (event) => {
+        event.res.headers.set('content-type', 'text/html; charset=utf-8');
+        event.res.headers.set('content-security-policy', contentSecurityPolicy);
+        return page;
       },
-    }),
-  );
-  app.all(
-    scriptPath,
-    resource({
-      GET: {
-        open: true,
-        handler: (event) => {
-          event.res.headers.set('content-type', 'text/javascript; charset=utf-8');
-          event.res.headers.set('cache-control', 'public, max-age=86400');
-          return redocScript();
-        },
+    },
+  });
+  route(app, scriptPath, {
+    GET: {
+      open: true,
+      handler: (event) => {
+        event.res.headers.set('content-type', 'text/javascript; charset=utf-8');
+        event.res.headers.set('cache-control', 'public, max-age=86400');
+        return redocScript();
       },
-    }),
-  );
+    },
+  });
 }
 
 // Redoc fetches the 3.1 document from this origin and renders it (its intro is the quick start).

@@ -1,21 +1,18 @@
 import type { H3 } from 'h3';
 import type { Metrics } from '../metrics/metrics.js';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 /** `GET /metrics` (outside `/api/v1`): Prometheus text, for a scraper. */
 export function addMetricsRoute(app: H3, metrics: Metrics): void {
-  app.all(
-    '/metrics',
-    resource({
-      GET: {
-        open: true,
-        handler: async (event) => {
-          const { contentType, text } = await metrics.scrape();
-          event.res.headers.set('content-type', contentType);
-          event.res.headers.set('cache-control', 'no-store');
-          return text;
-        },
+  route(app, '/metrics', {
+    GET: {
+      open: true,
+      handler: async (event) => {
+        const { contentType, text } = await metrics.scrape();
+        event.res.headers.set('content-type', contentType);
+        event.res.headers.set('cache-control', 'no-store');
+        return text;
       },
-    }),
-  );
+    },
+  });
 }

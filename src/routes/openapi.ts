@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { servedDocuments } from '../openapi/documents.js';
 import type { Runtime } from '../runtime.js';
-import { resource, sendJson } from './_resource.js';
+import { route, sendJson } from './_resource.js';
 
 /** `GET /api/v1/openapi.json` (OpenAPI 3.1) and `GET /api/v1/openapi-3.0.json` (3.0.3), contract section 13. */
 export function addOpenApiRoutes(app: H3, runtime: Runtime): void {
@@ -12,6 +12,6 @@ export function addOpenApiRoutes(app: H3, runtime: Runtime): void {
     ['/api/v1/openapi.json', '3.1'],
     ['/api/v1/openapi-3.0.json', '3.0'],
   ] as const) {
-    app.all(path, resource({ GET: { open: true, handler: async (event) => sendJson(event, (await load())()[format]) } }));
+    route(app, path, { GET: { open: true, handler: async (event) => sendJson(event, (await load())()[format]) } });
   }
 }

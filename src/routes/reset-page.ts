@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { H3 } from 'h3';
-import { resource } from './_resource.js';
+import { route } from './_resource.js';
 
 const page = readFileSync(new URL('../../templates/reset-page.html', import.meta.url), 'utf8');
 
@@ -10,10 +10,7 @@ const page = readFileSync(new URL('../../templates/reset-page.html', import.meta
  * everything inline, so it works offline.
  */
 export function addResetPageRoute(app: H3): void {
-  app.all(
-    '/reset-password',
-    resource({
-      GET: { open: true, handler: () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }) },
-    }),
-  );
+  route(app, '/reset-password', {
+    GET: { open: true, handler: () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }) },
+  });
 }
