@@ -6,9 +6,9 @@
 //     [--connections <n>] [--only <text>] [--profile <text>] [--no-build]
 // --long: 5 s slices. --only: rows whose name contains the text. --profile: one row against both
 // servers started with --cpu-prof (no raw row), then the top self-time functions of each.
-// --no-build: use the working tree's dist/ as it is.
+// --no-build: use the working tree's dist/ as it is. --keep <dir>: keep the profiles there.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ const { values: args, positionals } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    keep: { type: 'string' },
   },
 });
 const refName = positionals[0];
@@ -127,6 +128,7 @@ try {
       const file = readdirSync(folder).find((f) => f.endsWith('.cpuprofile'));
       process.stdout.write(`\nCPU profile of ${kind}, ${rows[0].name}:\n${summariseProfile(join(folder, file), 30)}\n`);
     }
+    if (args.keep) cpSync(profileDir, args.keep, { recursive: true });
   }
 } finally {
   for (const server of servers) await server.stop();

@@ -30,6 +30,11 @@ export interface SandboxTimes {
 
 /** Candidates read beyond the ones to evict, so a sandbox active in memory but not yet on file is spared. */
 const evictionSlack = 32;
+/** Keys whose row (or its absence) is remembered at most; past it the memory starts over. */
+const maxKnownKeys = 50_000;
+
+/** A sandbox's row as `findRow` reads it: sid, last_active_at, holds (1 or 0). */
+type Row = [number, number, number];
 
 /** The stored size of one overlay or snapshot row: its JSON's UTF-8 bytes, or its id's for a tombstone. */
 export function rowBytes(id: number | string, doc: string | null): number {
@@ -39,8 +44,9 @@ export function rowBytes(id: number | string, doc: string | null): number {
 /**
  * Sandbox id → the compact integer of its rows, and the sandbox lifecycle on file: expiry
  * (`limits.sandboxTtl`), the bound on sandboxes holding data (`limits.maxSandboxes`), the bytes
- * each stores (`limits.sandboxBytes`) and last activity. Nothing is cached: another process may
- * reset or import.
+ * each stores (`limits.sandboxBytes`) and last activity. The key → sid lookup of reads is
+ * remembered while no other process commits (`db.otherCommits`) and this one neither opens the
+ * key nor drops a sandbox; writes always read the file.
  *
  * Writes that may open, evict or expire sandboxes run in `write(fn)`: the notices of sandboxes
  * dropped inside it go out only once it commits, so a write that fails drops nothing, not even
@@ -130,9 +136,29 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     else tell(keys);
   };
 
+  // Key → [sid, last_active_at, holds] as last read, or null for a key without a row, while no
+  // other process has committed since `knownAt`. Writes read the file (inside a transaction).
+  const known = new Map<string, Row | null>();
+  let knownAt = db.otherCommits();
+  function rowOf(key: string): Row | undefined {
+    if (sqlite.inTransaction) return findRow.get(key) as Row | undefined;
+    const version = db.otherCommits();
+    if (version !== knownAt) {
+      known.clear();
+      knownAt = version;
+    }
+    let row = known.get(key);
+    if (row === undefined) {
+      row = (findRow.get(key) as Row | undefined) ?? null;
+      if (known.size >= maxKnownKeys) known.clear();
+      known.set(key, row);
+    }
+    return row ?? undefined;
+  }
+
   /** The row of a sandbox that has written, after the expiry check (which may drop it). */
-  function live(key: string): { sid: number; holds: boolean } | undefined {
-    const row = findRow.get(key) as [number, number, number] | undefined;
+  function live(key: string): Row | undefined {
+    const row = rowOf(key);
     if (!row) return undefined;
     const ttl = ttlMs();
     if (ttl > 0 && activeSince(key, row[1]) < Date.now() - ttl) {
@@ -142,7 +168,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       });
       return undefined;
     }
-    return { sid: row[0], holds: row[2] === 1 };
+    return row;
   }
 
   const store = {
@@ -178,7 +204,13 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      * sandbox idle past `limits.sandboxTtl` is dropped here first, so its next request finds it fresh.
      */
     sidOf(key: string): number {
-      return live(key)?.sid ?? 0;
+      return live(key)?.[0] ?? 0;
+    },
+
+    /** Forgets what reads remembered of the key's row (another write of this process changed it), or of every key. */
+    forget(key?: string): void {
+      if (key === undefined) known.clear();
+      else known.delete(key);
     },
 
     /** The sandbox's row (after the expiry check), or undefined for one that never wrote. */
@@ -193,14 +225,15 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      */
     open(key: string): number {
       const now = Date.now();
+      known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing.sid);
-        if (!existing.holds) {
-          markHolding.run(existing.sid);
-          evictBeyondLimit([existing.sid]);
+        markActive.run(now, existing[0]);
+        if (existing[2] !== 1) {
+          markHolding.run(existing[0]);
+          evictBeyondLimit([existing[0]]);
         }
-        return existing.sid;
+        return existing[0];
       }
       const sid = insert.get({ key, now })!.sid;
       evictBeyondLimit([sid]);
@@ -214,10 +247,11 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      */
     ensureRow(key: string): number {
       const now = Date.now();
+      known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing.sid);
-        return existing.sid;
+        markActive.run(now, existing[0]);
+        return existing[0];
       }
       return insertEmpty.get(key, now, now) as number;
     },
@@ -290,6 +324,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** Deletes everything of the sandbox: overlay, search entries, snapshots and its row. Call inside a write transaction. */
     drop(sid: number): void {
+      known.clear();
       purge.run({ sid });
       for (const statement of purgeAlso) statement.run(sid);
       search.forget(sid);
@@ -320,6 +355,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     /** Writes last-seen times (kept in memory by reads) to the rows, in one transaction. */
     saveSeen(times: Map<string, number>): void {
       if (!times.size) return;
+      known.clear();
       sqlite.transaction(() => {
         for (const [key, at] of times) markSeen.run(at, key);
       }).immediate();
