@@ -4,7 +4,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadConfig } from 'c12';
 import { createJiti, type Jiti } from 'jiti';
-import { configProblems, type MockapiConfig } from './config-schema.js';
+import type { MockapiConfig } from './config-schema.js';
+import { configProblems } from './config-problems.js';
 import { parseDuration } from './duration.js';
 
 export type { MockapiConfig, RouteContext, RouteHandler } from './config-schema.js';
