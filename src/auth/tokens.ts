@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { compactVerify, SignJWT } from 'jose';
+// jose loads on the first token signed or verified, not at every start.
+const jose = () => import('jose');
 import { invalidToken, tokenExpired, tokenNotYetValid } from '../errors.js';
 import { isRole, type Role } from './scopes.js';
 
@@ -41,7 +42,7 @@ export function createTokens(secret: Uint8Array) {
     async sign(kind: TokenKind, claims: Omit<Claims, 'iss' | 'iat' | 'exp' | 'jti'>, ttl: number, now: number): Promise<{ token: string; claims: Claims }> {
       const iat = Math.floor(now);
       const full: Claims = { iss: issuer, ...claims, jti: randomUUID(), iat, exp: iat + Math.max(0, Math.floor(ttl)) };
-      const token = await new SignJWT({ ...full }).setProtectedHeader({ alg: 'HS256', typ: typOf[kind] }).sign(secret);
+      const token = await new (await jose()).SignJWT({ ...full }).setProtectedHeader({ alg: 'HS256', typ: typOf[kind] }).sign(secret);
       return { token, claims: full };
     },
 
@@ -83,7 +84,7 @@ async function verifySignature(token: string, secret: Uint8Array): Promise<{ kin
   let payload: Uint8Array;
   try {
     // Pinned to HS256: `alg: none`, HS512, RS256 and every other algorithm are refused here.
-    ({ protectedHeader: header, payload } = await compactVerify(token, secret, { algorithms: ['HS256'] }));
+    ({ protectedHeader: header, payload } = await (await jose()).compactVerify(token, secret, { algorithms: ['HS256'] }));
   } catch {
     throw invalidToken('the token is malformed, not signed with HS256 by this server, or altered');
   }

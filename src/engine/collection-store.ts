@@ -77,7 +77,10 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const { db, view, sandboxes, search, limits, emit, changes } = context;
   const { cid } = definition;
   const eventName = (action: ChangeEvent['action']) => `${definition.event ?? definition.singular}.${action}`;
-  const validate = createRecordValidator(definition);
+  // A core collection's validator compiles on its first write (ajv took a third of a start for
+  // them all); a user's schema compiles at once, so a broken one still fails the start.
+  let validator = definition.schema ? createRecordValidator(definition) : undefined;
+  const validate = (record: Json) => (validator ??= createRecordValidator(definition))(record);
   const capName = definition.cap ?? 'createdPerCollection';
   // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
   const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
