@@ -110,9 +110,9 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
     /**
      * Appends an event to the sandbox's log and keeps the log to `limits.eventsPerSandbox`. Call
      * inside the write transaction of the change (`sandboxes.write`), with the sandbox's sid.
+     * `json`: `data` as JSON text, when the caller has it already (a record's stored document).
      */
-    append(sid: number, event: string, data: unknown): void {
-      const json = JSON.stringify(data) ?? 'null';
+    append(sid: number, event: string, data: unknown, json = JSON.stringify(data) ?? 'null'): void {
       const { eseq, upto } = insert.get(sid, sid, sid, Buffer.byteLength(json), event, Date.now(), json) as { eseq: number; upto: number };
       const keep = limits.eventsPerSandbox ?? defaultEventsPerSandbox;
       if (eseq > keep) trim.run(sid, eseq - keep);

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
 import { holdsSql, rowBytesSql } from '../db/migrate.js';
-import { overlay, sandboxes } from '../db/schema.js';
+import { overlay } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
 import { quotaExceeded } from '../errors.js';
 
@@ -59,22 +59,14 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   // Raw and `.raw()`: this runs on every request (the answer cache asks for the sid), so it stays lean.
   const findRow = sqlite.prepare(`SELECT sid, last_active_at, holds FROM sandboxes WHERE key = ?`).raw();
   const readRow = sqlite.prepare(`SELECT sid, created_at AS createdAt, last_active_at AS lastActiveAt, bytes FROM sandboxes WHERE key = ?`);
-  const insert = orm
-    .insert(sandboxes)
-    .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now'), holds: 1 })
-    .returning({ sid: sandboxes.sid })
-    .prepare();
+  // Raw statements on the write path: drizzle's prepared queries map their parameters on every run.
+  const insert = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 1) RETURNING sid`).pluck();
   const insertEmpty = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 0) RETURNING sid`).pluck();
   const holdsOf = sqlite.prepare(`SELECT holds FROM sandboxes WHERE sid = ?`).pluck();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
-  const bumpSeq = orm
-    .update(sandboxes)
-    .set({ seq: sql`${sandboxes.seq} + 1` })
-    .where(eq(sandboxes.sid, sql.placeholder('sid')))
-    .returning({ seq: sandboxes.seq })
-    .prepare();
+  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET seq = seq + 1 WHERE sid = ? RETURNING seq`).pluck();
   const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
@@ -156,6 +148,19 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     return row ?? undefined;
   }
 
+  // How many sandboxes hold data: counted (a scan of the holding index) once, then kept by this
+  // process's writes while no other process commits and no write of this one rolls back.
+  const otherCommitsNow = sqlite.prepare('PRAGMA data_version').pluck();
+  let holding: { count: number; at: number } | undefined;
+  function holdingCount(): number {
+    const at = otherCommitsNow.get() as number;
+    if (holding?.at !== at) holding = { count: countHolding.get() as number, at };
+    return holding.count;
+  }
+  const holdingChanged = (delta: number) => {
+    if (holding) holding.count += delta;
+  };
+
   /** The row of a sandbox that has written, after the expiry check (which may drop it). */
   function live(key: string): Row | undefined {
     const row = rowOf(key);
@@ -184,6 +189,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
           return sqlite.transaction(fn)();
         } catch (error) {
           outer.length = mark;
+          holding = undefined;
           throw error;
         }
       }
@@ -194,6 +200,9 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
         pending = undefined;
         tell(keys);
         return result;
+      } catch (error) {
+        holding = undefined;
+        throw error;
       } finally {
         pending = undefined;
       }
@@ -231,11 +240,13 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
         markActive.run(now, existing[0]);
         if (existing[2] !== 1) {
           markHolding.run(existing[0]);
+          holdingChanged(1);
           evictBeyondLimit([existing[0]]);
         }
         return existing[0];
       }
-      const sid = insert.get({ key, now })!.sid;
+      const sid = insert.get(key, now, now) as number;
+      holdingChanged(1);
       evictBeyondLimit([sid]);
       return sid;
     },
@@ -263,7 +274,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
     nextSeq(sid: number): number {
-      const { seq } = bumpSeq.get({ sid })!;
+      const seq = bumpSeq.get(sid) as number;
       // The search index packs seq into 24 bits of its rowids (search-index.ts).
       if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
       return seq;
@@ -290,6 +301,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      * before the change, when the caller knows it).
      */
     recount(sid: number, before = Infinity): number {
+      holding = undefined;
       const total = (recount.get(sid) as number | undefined) ?? 0;
       forgetUnusedCustom.run({ sid });
       checkBytes(total, before);
@@ -298,6 +310,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** Works out again whether the sandbox holds data (after a write removed an overlay row). */
     refreshHolds(sid: number): void {
+      holding = undefined;
       refreshHolds.run(sid);
     },
 
@@ -325,6 +338,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     /** Deletes everything of the sandbox: overlay, search entries, snapshots and its row. Call inside a write transaction. */
     drop(sid: number): void {
       known.clear();
+      holding = undefined;
       purge.run({ sid });
       for (const statement of purgeAlso) statement.run(sid);
       search.forget(sid);
@@ -398,7 +412,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   function evictBeyondLimit(spared: number[]): void {
     const max = limits.maxSandboxes ?? 0;
     if (max <= 0) return;
-    const excess = (countHolding.get() as number) - max;
+    const excess = holdingCount() - max;
     if (excess <= 0) return;
     const candidates = (leastActive.all(JSON.stringify(spared), excess + evictionSlack) as { sid: number; key: string; lastActiveAt: number }[])
       .map((row) => ({ ...row, active: activeSince(row.key, row.lastActiveAt) }))
