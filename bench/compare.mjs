@@ -7,6 +7,9 @@
 // --long: 5 s slices. --only: rows whose name contains the text. --profile: one row against both
 // servers started with --cpu-prof (no raw row), then the top self-time functions of each.
 // --no-build: use the working tree's dist/ as it is. --keep <dir>: keep the profiles there.
+// Besides req/s, each subject's CPU time per answered request (from /proc, the server process
+// only): on a machine shared with other work, req/s follows the share of the cores each slice got,
+// while CPU per request stays close to the code's own cost.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { combine, load } from './load.mjs';
+import { processTicks, ticksPerSecond } from './machine-load.mjs';
 import { summariseProfile } from './profile-summary.mjs';
 import { benchConfig, buildScenarios, oneCookie } from './scenarios.mjs';
 import { seedSandboxes } from './seed-sandboxes.mjs';
@@ -89,6 +93,7 @@ try {
   const raw = await startReference();
   servers.push(raw);
   const urlOf = { raw: raw.url, ref: sides.ref.server.url, work: sides.work.server.url };
+  const pidOf = { raw: raw.pid, ref: sides.ref.server.pid, work: sides.work.server.pid };
 
   const filter = args.profile ?? args.only;
   const scenarios = buildScenarios({ busyKeys: mixKeys, mixKeys });
@@ -105,13 +110,21 @@ try {
     const subjectOf = (kind) => ({ kind, url: urlOf[kind], cookie });
     await raw.answer(await row.capture(fetchAnswerFrom(urlOf.work)));
     const runs = new Map(kinds.map((k) => [k, []]));
+    const cpu = Object.fromEntries(kinds.map((k) => [k, 0]));
     for (const kind of kinds) await load(urlOf[kind], row.requests(subjectOf(kind), true), { connections, duration: 1 });
     const order = Array.from({ length: rounds }, (_, i) => (i % 2 ? [...kinds].reverse() : kinds)).flat();
     for (const kind of order) {
+      const ticks = processTicks(pidOf[kind]);
       const result = await load(urlOf[kind], row.requests(subjectOf(kind), false), { connections, duration: seconds });
+      cpu[kind] += processTicks(pidOf[kind]) - ticks;
       runs.get(kind).push(result);
     }
-    const results = Object.fromEntries([...runs].map(([kind, list]) => [kind, combine(list)]));
+    const results = Object.fromEntries(
+      [...runs].map(([kind, list]) => {
+        const combined = combine(list);
+        return [kind, { ...combined, cpuUs: (cpu[kind] / ticksPerSecond / (combined.requests + combined.failed)) * 1e6 }];
+      }),
+    );
     for (const [kind, result] of Object.entries(results)) {
       if (result.failed) log(`  ${kind}: ${result.failed} answers were not 2xx: ${JSON.stringify(result.statuses)}`);
     }
@@ -145,7 +158,7 @@ function formatComparison(table) {
   const n = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—');
   const r = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
   const ms = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
-  const header = ['row', 'ref req/s', 'work req/s', 'work / ref', 'raw req/s', 'ref / raw', 'work / raw', 'p99 ref ms', 'p99 work ms'];
+  const header = ['row', 'ref req/s', 'work req/s', 'work / ref', 'raw req/s', 'ref / raw', 'work / raw', 'p99 ref ms', 'p99 work ms', 'CPU µs/req ref', 'work', 'raw'];
   const lines = table.map(({ name, ref, work, raw }) => [
     name,
     n(ref.rps),
@@ -156,6 +169,9 @@ function formatComparison(table) {
     r(work.rps / raw?.rps),
     ms(ref.p99),
     ms(work.p99),
+    n(ref.cpuUs),
+    n(work.cpuUs),
+    n(raw?.cpuUs),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
