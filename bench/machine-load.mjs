@@ -2,7 +2,7 @@
 // what makes a run noisy, so each row reports it. Linux only (/proc); elsewhere it reports nothing.
 import { readFileSync } from 'node:fs';
 
-const ticksPerSecond = 100;
+export const ticksPerSecond = 100;
 
 function busyTicks() {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
@@ -10,7 +10,8 @@ function busyTicks() {
   return fields.slice(0, 8).reduce((sum, n, i) => (i === 3 || i === 4 ? sum : sum + n), 0);
 }
 
-function processTicks(pid) {
+/** CPU time (user + system) the process has used, in ticks of 1/100 s; 0 where /proc is missing. */
+export function processTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

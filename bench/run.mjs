@@ -5,7 +5,7 @@
 // --only: scenarios whose name contains the text. --profile: runs the matching scenario against
 // a server started with --cpu-prof (no reference) and prints its top self-time functions.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +15,9 @@ import { watchOthers } from './machine-load.mjs';
 import { summariseProfile } from './profile-summary.mjs';
 import { formatTable, writeResults } from './report.mjs';
 import { measureReset } from './reset-timing.mjs';
-import { buildScenarios, oneCookie } from './scenarios.mjs';
+import { benchConfig, buildScenarios, oneCookie } from './scenarios.mjs';
 import { seedSandboxes } from './seed-sandboxes.mjs';
-import { startMockapi, startReference } from './servers.mjs';
+import { fetchAnswerFrom, startMockapi, startReference } from './servers.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,6 +56,7 @@ try {
 
   const profileDir = join(dir, 'profiles');
   const nodeArgs = (name) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
+  writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify(benchConfig));
   const reference = await startReference();
   servers.push(reference);
   const one = await startMockapi({ db: oneDb, cwd: dir, nodeArgs: nodeArgs('one') });
@@ -64,17 +65,6 @@ try {
   servers.push(busy);
   const urls = { one: one.url, busy: busy.url };
 
-  const fetchAnswerFrom = (base) => async (method, path, cookie, body) => {
-    const headers = { cookie: `svc_identity=${cookie}`, ...(body ? { 'content-type': 'application/json' } : {}) };
-    const response = await fetch(base + path, { method, headers, body });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${bytes}`);
-    const kept = {};
-    for (const [name, value] of response.headers) {
-      if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) kept[name] = value;
-    }
-    return { status: response.status, headers: kept, body: bytes.toString('base64') };
-  };
   const subjectOf = (kind) => ({
     kind,
     url: kind === 'reference' ? reference.url : urls[kind],

@@ -33,10 +33,43 @@ function read(path, { cached, prebuilt }) {
 
 const captureGet = (path) => async (fetchAnswer) => ({ GET: await fetchAnswer('GET', fresh(path), oneCookie) });
 
+/** The settings a server needs for the write rows (fresh sandboxes, creates in mix sandboxes) not to meet the caps. */
+export const benchConfig = { limits: { createdPerCollection: 1_000_000, maxSandboxes: 1_000_000 } };
+
 /**
- * @param {{ busyKeys: string[] }} options the busy server's sandbox keys (each holds 20 rows)
+ * The e2e mix: a random one of `keys` per request (each holds 20 rows), doing what a test suite's
+ * pages do: lists, a record, a search, creates and changes.
  */
-export function buildScenarios({ busyKeys }) {
+function mixRequests(keys) {
+  const random = (n) => Math.floor(Math.random() * n);
+  const kinds = [
+    ...Array(3).fill(() => ({ method: 'GET', path: '/api/v1/posts?limit=10' })),
+    () => ({ method: 'GET', path: '/api/v1/comments?limit=10' }),
+    ...Array(2).fill(() => ({ method: 'GET', path: `/api/v1/users/${1 + random(25)}` })),
+    () => ({ method: 'GET', path: '/api/v1/posts?q=sunt' }),
+    () => ({ method: 'POST', path: '/api/v1/posts', body: postBody }),
+    () => ({ method: 'PATCH', path: `/api/v1/todos/${1 + random(200)}`, body: JSON.stringify({ completed: true }) }),
+    () => ({ method: 'GET', path: `/api/v1/comments/${1 + random(500)}` }),
+  ];
+  return () => ({
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const { method, path, body } = kinds[random(kinds.length)]();
+          const headers = { ...cookieOf(keys[random(keys.length)]), ...(body ? { 'content-type': 'application/json' } : {}) };
+          return { ...req, method, path, headers, body };
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * @param {{ busyKeys: string[], mixKeys?: string[] }} options the busy server's sandbox keys
+ *   (each holds 20 rows); the mix's sandboxes (the first 200 busy ones unless given)
+ */
+export function buildScenarios({ busyKeys, mixKeys = busyKeys.slice(0, 200) }) {
   const list = '/api/v1/posts?limit=10';
   const search = '/api/v1/posts?q=sunt';
   const byId = '/api/v1/posts/1';
@@ -110,6 +143,33 @@ export function buildScenarios({ busyKeys }) {
         const id = JSON.parse(Buffer.from(POST.body, 'base64').toString()).id;
         return { POST, DELETE: await fetchAnswer('DELETE', `/api/v1/posts/${id}`, writerCookie) };
       },
+    },
+    {
+      name: 'create in a fresh sandbox',
+      subjects: pair,
+      // Every request a sandbox never seen: the sandbox row, the record, its search terms, the change log.
+      requests: () => ({
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/posts',
+            body: postBody,
+            setupRequest: (req) => ({ ...req, headers: { ...cookieOf(`fresh-${++tag}`), 'content-type': 'application/json' } }),
+          },
+        ],
+      }),
+      capture: async (fetchAnswer) => ({ POST: await fetchAnswer('POST', '/api/v1/posts', `fresh-${++tag}`, postBody) }),
+    },
+    {
+      name: `e2e mix, ${mixKeys.length} sandboxes`,
+      subjects: ['busy'],
+      captureOn: 'busy',
+      requests: mixRequests(mixKeys),
+      capture: async (fetchAnswer) => ({
+        GET: await fetchAnswer('GET', '/api/v1/posts?limit=10', mixKeys[0]),
+        POST: await fetchAnswer('POST', '/api/v1/posts', mixKeys[0], postBody),
+        PATCH: await fetchAnswer('PATCH', '/api/v1/todos/1', mixKeys[0], JSON.stringify({ completed: true })),
+      }),
     },
     {
       // Each request resets a different busy sandbox (20 rows), once: a fixed number of requests,

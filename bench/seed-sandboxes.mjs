@@ -1,7 +1,8 @@
 // Fills a database file with sandboxes that hold data, through the engine (so the search index
 // and sequence counters are what a server would have written), in one transaction.
-import { resolveConfig } from '../dist/config.js';
-import { createRuntime } from '../dist/runtime.js';
+import { pathToFileURL } from 'node:url';
+
+const ownDist = new URL('../dist/', import.meta.url);
 
 /** Small deterministic generator, so every run seeds the same data. */
 export function randomGenerator(seed) {
@@ -43,9 +44,15 @@ export function fillSandbox(engine, sandbox, random) {
   }
 }
 
-/** Creates (or opens) `file`, loads the baseline and fills every sandbox named in `keys`. Returns ms taken. */
-export async function seedSandboxes(file, keys, seed = 1) {
+/**
+ * Creates (or opens) `file`, loads the baseline and fills every sandbox named in `keys`. Returns ms
+ * taken. `dist` is the build whose engine writes the file (another commit's, for bench/compare.mjs).
+ */
+export async function seedSandboxes(file, keys, seed = 1, dist = ownDist) {
   const started = performance.now();
+  const base = typeof dist === 'string' ? pathToFileURL(`${dist}/`) : dist;
+  const { resolveConfig } = await import(new URL('config.js', base).href);
+  const { createRuntime } = await import(new URL('runtime.js', base).href);
   const runtime = await createRuntime(resolveConfig({ db: file }));
   try {
     const random = randomGenerator(seed);

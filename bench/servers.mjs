@@ -8,10 +8,10 @@ const referencePath = fileURLToPath(new URL('./reference-server.mjs', import.met
 /**
  * `mockapi serve --port 0 --db <file>` as a child; resolves once it printed its URL. `cwd` is a
  * folder without a config file, so the defaults apply. `nodeArgs` (e.g. `--cpu-prof`) go to node,
- * `args` (e.g. `--config <file>`) to `serve`.
+ * `args` (e.g. `--config <file>`) to `serve`; `cli` is another checkout's bin/mockapi.mjs.
  */
-export function startMockapi({ db, cwd, nodeArgs = [], args = [] }) {
-  const child = spawn(process.execPath, [...nodeArgs, cliPath, 'serve', '--port', '0', '--db', db, ...args], {
+export function startMockapi({ db, cwd, nodeArgs = [], args = [], cli = cliPath }) {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--port', '0', '--db', db, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
@@ -61,3 +61,19 @@ function stopChild(child) {
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * `fetchAnswer(method, path, cookie, body)` against `base`: the answer's status, headers (those a
+ * reference replays) and body, for the reference to send the same bytes.
+ */
+export const fetchAnswerFrom = (base) => async (method, path, cookie, body) => {
+  const headers = { cookie: `svc_identity=${cookie}`, ...(body ? { 'content-type': 'application/json' } : {}) };
+  const response = await fetch(base + path, { method, headers, body });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${bytes}`);
+  const kept = {};
+  for (const [name, value] of response.headers) {
+    if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)) kept[name] = value;
+  }
+  return { status: response.status, headers: kept, body: bytes.toString('base64') };
+};

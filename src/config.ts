@@ -1,10 +1,10 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { loadConfig } from 'c12';
-import { createJiti, type Jiti } from 'jiti';
-import { configProblems, type MockapiConfig } from './config-schema.js';
+import type { Jiti } from 'jiti';
+import type { MockapiConfig } from './config-schema.js';
+import { configProblems } from './config-problems.js';
 import { parseDuration } from './duration.js';
 
 export type { MockapiConfig, RouteContext, RouteHandler } from './config-schema.js';
@@ -90,7 +90,10 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
     configFile = resolve(cwd, flags.config);
     if (!existsSync(configFile)) throw new ConfigError(`config file not found: ${flags.config}`);
   }
+  // c12 (and what it loads) costs a good part of a start: a folder without a config skips it.
+  if (configFile === undefined && !mayHoldConfig(cwd)) return resolveFrom({}, flags, cwd, undefined);
   try {
+    const { loadConfig } = await import('c12');
     const loaded = await loadConfig<MockapiConfig>({
       name: 'mockapi',
       cwd,
@@ -103,7 +106,7 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
       extend: false,
       jitiOptions,
       // A reload (`--watch`) must see the file as it is now, past every module cache.
-      jiti: fresh ? freshImporter(cwd) : undefined,
+      jiti: fresh ? freshImporter(cwd, (await import('jiti')).createJiti) : undefined,
     });
     fileConfig = (loaded.config ?? {}) as MockapiConfig;
     configFile = loaded.configFile && existsSync(loaded.configFile) ? loaded.configFile : configFile;
@@ -113,6 +116,15 @@ export async function loadMockapiConfig(flags: ConfigFlags = {}, cwd = process.c
   const resolved = resolveFrom(fileConfig, flags, configFile ? dirname(configFile) : cwd, configFile && shown(configFile, cwd));
   resolved.configFile = configFile;
   return resolved;
+}
+
+/** Whether c12 could find a config in `cwd`: a `mockapi.config.*` there, or a `.config` folder. */
+function mayHoldConfig(cwd: string): boolean {
+  try {
+    return readdirSync(cwd).some((name) => name.startsWith('mockapi.config.') || name === '.config');
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -158,7 +170,7 @@ let generation = 0;
  * `.json` and CommonJS through `require` (cached by path even with `moduleCache: false`), and
  * plain `.mjs`/`.js` through native `import()`, cached by URL for the life of the process.
  */
-function freshImporter(cwd: string): Jiti {
+function freshImporter(cwd: string, createJiti: typeof import('jiti').createJiti): Jiti {
   const jiti = createJiti(join(cwd, 'mockapi.config'), { interopDefault: true, moduleCache: false, ...jitiOptions });
   const importFresh = async (file: string, options?: { default?: true }): Promise<unknown> => {
     delete require.cache[file];

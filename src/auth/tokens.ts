@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { compactVerify } from 'jose';
+// jose loads on the first token verified, not at every start (signing is node's HMAC).
+const jose = () => import('jose');
 import { invalidToken, tokenExpired, tokenNotYetValid } from '../errors.js';
 import { isRole, type Role } from './scopes.js';
 
@@ -88,7 +89,7 @@ async function verifySignature(token: string, secret: Uint8Array): Promise<{ kin
   let payload: Uint8Array;
   try {
     // Pinned to HS256: `alg: none`, HS512, RS256 and every other algorithm are refused here.
-    ({ protectedHeader: header, payload } = await compactVerify(token, secret, { algorithms: ['HS256'] }));
+    ({ protectedHeader: header, payload } = await (await jose()).compactVerify(token, secret, { algorithms: ['HS256'] }));
   } catch {
     throw invalidToken('the token is malformed, not signed with HS256 by this server, or altered');
   }

@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createConsola, LogLevels } from 'consola';
-import { baselineCollections, servedCollections } from '../collections/baseline.js';
-import { loadMockapiConfig, type ResolvedConfig } from '../config.js';
-import { openDatabase, type OpenDatabase } from '../db/open.js';
+import type { ResolvedConfig } from '../config.js';
+import type { OpenDatabase } from '../db/open.js';
 import { isSandboxId } from '../auth/identity.js';
-import { loadBaseline } from '../engine/baseline.js';
-import { createEngine, type Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 
 /** What reset, export and import share: the database file and the config that may name it. */
 export interface DatabaseOptions {
@@ -59,6 +57,14 @@ export async function openCommandDatabase(
   options: DatabaseOptions,
   { mustExist = false, memoryIfMissing = false } = {},
 ): Promise<CommandDatabase> {
+  // Loaded on use: building the command line (`mockapi --help`) needs none of them.
+  const [{ loadMockapiConfig }, { openDatabase }, { baselineCollections, servedCollections }, { createEngine }, { loadBaseline }] = await Promise.all([
+    import('../config.js'),
+    import('../db/open.js'),
+    import('../collections/baseline.js'),
+    import('../engine/engine.js'),
+    import('../engine/baseline.js'),
+  ]);
   const config = await loadMockapiConfig({ config: options.config, db: options.db });
   const missing = config.db !== ':memory:' && !existsSync(config.db);
   if (config.db === ':memory:' && mustExist) throw new Error('--db :memory: holds no sandboxes; name the file a server uses');

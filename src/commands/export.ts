@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { buildExportDocument, sandboxesHoldingData } from '../engine/export-document.js';
 import {
   createProgress,
   log,
@@ -28,6 +27,7 @@ export function makeExportCommand(): Command {
   withDatabaseOptions(command);
   return command.action(async (options: ExportOptions) => {
     requireOneSelection(command, options);
+    const { buildExportDocument, sandboxesHoldingData } = await import('../engine/export-document.js');
     const { db, engine, close } = await openCommandDatabase(options, { mustExist: true });
     let json: string;
     let count: number;

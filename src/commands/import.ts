@@ -1,8 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { Command } from 'commander';
 import type { FieldProblem } from '../errors.js';
-import { maxProblems } from '../engine/check-export-document.js';
-import { importDocument } from '../engine/import-document.js';
 import { createProgress, log, openCommandDatabase, sandboxCount, withDatabaseOptions, type DatabaseOptions } from './_database.js';
 
 interface ImportOptions extends DatabaseOptions {
@@ -18,13 +16,14 @@ export function makeImportCommand(): Command {
   withDatabaseOptions(command);
   return command.action(async (file: string, options: ImportOptions) => {
     const document = readDocument(file);
+    const [{ importDocument }, { maxProblems }] = await Promise.all([import('../engine/import-document.js'), import('../engine/check-export-document.js')]);
     const { db, engine, config, close, created } = await openCommandDatabase(options, { memoryIfMissing: options.dryRun });
     let imported = false;
     try {
       const progress = createProgress('importing');
       const result = importDocument({ db, engine, limits: config.limits }, document, { dryRun: options.dryRun, onProgress: progress.update });
       progress.end();
-      if (!result.ok) throw new Error(`${file} is not a valid export document: ${describeProblems(result.problems)}`);
+      if (!result.ok) throw new Error(`${file} is not a valid export document: ${describeProblems(result.problems, maxProblems)}`);
       const count = sandboxCount(result.sandboxes.length);
       if (options.dryRun) log.success(`${file} is valid: importing it would replace ${count} (dry run, nothing written)`);
       else log.success(`imported ${count}`);
@@ -54,7 +53,7 @@ function readDocument(file: string): unknown {
 }
 
 /** The first problems in one line: "/a/b must be ...; /c is required (and more)". */
-function describeProblems(problems: FieldProblem[]): string {
+function describeProblems(problems: FieldProblem[], maxProblems: number): string {
   const shown = problems.slice(0, 5).map((p) => `${p.path} ${p.message}`);
   const more = problems.length > shown.length || problems.length >= maxProblems ? ' (and more)' : '';
   return `${shown.join('; ')}${more}`;

@@ -3,7 +3,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { createConsola, LogLevels } from 'consola';
-import { packageFixtures } from '../config.js';
 
 const template = resolve(dirname(fileURLToPath(import.meta.url)), '../../templates/mockapi.config.ts');
 const configNames = ['mockapi.config.ts', 'mockapi.config.mts', 'mockapi.config.mjs', 'mockapi.config.js', 'mockapi.config.cjs', 'mockapi.config.json'];
@@ -14,7 +13,8 @@ const log = createConsola({ level: LogLevels.info, fancy: true });
 export function makeInitCommand(): Command {
   return new Command('init')
     .description('write mockapi.config.ts and fixtures/ (a copy of the baseline) into the current folder; never overwrites')
-    .action(() => {
+    .action(async () => {
+      const { packageFixtures } = await import('../config.js');
       const cwd = process.cwd();
       const fixtures = readdirSync(packageFixtures).filter((name) => name.endsWith('.json')).sort();
       const existing = [

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { sandboxesHoldingData } from '../engine/export-document.js';
 import { log, openCommandDatabase, requireOneSelection, sandboxCount, withDatabaseOptions, withSandboxSelection, type DatabaseOptions } from './_database.js';
 
 interface ResetOptions extends DatabaseOptions {
@@ -14,6 +13,7 @@ export function makeResetCommand(): Command {
   withDatabaseOptions(command);
   return command.action(async (options: ResetOptions) => {
     requireOneSelection(command, options);
+    const { sandboxesHoldingData } = await import('../engine/export-document.js');
     const { db, engine, close } = await openCommandDatabase(options, { mustExist: true });
     try {
       const keys = options.all ? sandboxesHoldingData(db) : [options.sandbox!];

@@ -2,14 +2,11 @@ import { createServer as createNetServer } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createConsola, LogLevels } from 'consola';
 import { colors } from 'consola/utils';
-import { listen, type Listener } from 'listhen';
-import { loadMockapiConfig, type ConfigFlags } from '../config.js';
-import { createRuntime } from '../runtime.js';
-import { noFixtureWarning } from '../engine/baseline.js';
-import { liveRuntime, type LiveRuntime } from './_live-runtime.js';
-import { watchRuntime, type RuntimeWatcher } from './_watch.js';
+import type { Listener } from 'listhen';
+import type { ConfigFlags } from '../config.js';
+import type { LiveRuntime } from './_live-runtime.js';
+import type { RuntimeWatcher } from './_watch.js';
 import { parseLatency } from '../simulate/latency.js';
-import { parseSimulationConfig } from '../simulate/simulate.js';
 
 /** Open connections (a server-sent event stream never finishes) are cut after this on shutdown. */
 const shutdownGraceMs = 5_000;
@@ -59,6 +56,15 @@ async function serve(options: ServeOptions): Promise<void> {
     authRequired: options.authRequired,
     latency: options.latency,
   };
+  // Loaded here, not with the command line: `mockapi --help` and the other commands never need them.
+  const [{ loadMockapiConfig }, { parseSimulationConfig }, { createRuntime }, { noFixtureWarning }, { liveRuntime }, { listen }] = await Promise.all([
+    import('../config.js'),
+    import('../simulate/simulate.js'),
+    import('../runtime.js'),
+    import('../engine/baseline.js'),
+    import('./_live-runtime.js'),
+    import('listhen'),
+  ]);
   const config = await loadMockapiConfig(flags);
   // The schema checks the syntax; the bounds (30 s at most) are checked here, before anything opens.
   parseSimulationConfig(config);
@@ -104,7 +110,7 @@ async function serve(options: ServeOptions): Promise<void> {
     process.exit(1);
   });
   // Ready before the URL is printed, so a change made by whoever waits for the URL is seen.
-  const watcher = options.watch ? await watchRuntime(runtime, { flags, log, replace: (next) => live.replace(next) }) : undefined;
+  const watcher = options.watch ? await (await import('./_watch.js')).watchRuntime(runtime, { flags, log, replace: (next) => live.replace(next) }) : undefined;
   stopOnSignals(listener, live, watcher);
 
   const url = `http://${urlHost(host)}:${actual}`;

@@ -253,15 +253,17 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   }
 
   const index = {
-    /** Indexes (or re-indexes) one record of a sandbox (sid > 0) or of the baseline (sid 0). */
-    put(sid: number, cid: number, n: number, text: string): void {
+    /** Indexes (or re-indexes) one record of a sandbox (sid > 0) or of the baseline (sid 0); `fresh`: `n` was never indexed. */
+    put(sid: number, cid: number, n: number, text: string, fresh = false): void {
       if (sid === 0) {
         base.put.run({ cid, n, text });
         saveTotals();
         return;
       }
-      own.removeTerms.run({ sid, cid, n });
-      own.removeDoc.run({ sid, cid, n });
+      if (!fresh) {
+        own.removeTerms.run({ sid, cid, n });
+        own.removeDoc.run({ sid, cid, n });
+      }
       const counts = asciiTerms(text);
       if (!counts) {
         own.scratch.run({ sid, n, text });

@@ -49,6 +49,8 @@ const defaultTracked = 10_000;
 export function createActivityLog(limits: ActivityLimits) {
   const tracked = new Map<string, Tracked>();
   let unsaved = new Map<string, number>();
+  /** The key last (re-)inserted into `tracked`, i.e. its last key, unless since deleted. */
+  let newest: string | undefined;
   const ttlMs = () => (limits.sandboxTtl ?? 0) * 1000;
   const expired = (entry: SeenSandbox, now: number) => ttlMs() > 0 && entry.lastSeen < now - ttlMs();
 
@@ -56,9 +58,17 @@ export function createActivityLog(limits: ActivityLimits) {
     /** Records an answered request of a sandbox (called after the answer is ready). */
     record(sandbox: string, method: string, path: string, status: number, durationMs: number, now: number): void {
       let entry = tracked.get(sandbox);
-      if (entry) tracked.delete(sandbox);
-      if (!entry || expired(entry, now)) entry = { firstSeen: now - durationMs, lastSeen: now, requests: 0, ring: undefined };
-      tracked.set(sandbox, entry);
+      if (!entry || expired(entry, now)) {
+        tracked.delete(sandbox);
+        entry = { firstSeen: now - durationMs, lastSeen: now, requests: 0, ring: undefined };
+        tracked.set(sandbox, entry);
+        newest = sandbox;
+      } else if (sandbox !== newest) {
+        // Re-inserted to be the most recent; the sandbox of the last request already is.
+        tracked.delete(sandbox);
+        tracked.set(sandbox, entry);
+        newest = sandbox;
+      }
       entry.lastSeen = now;
       entry.requests++;
       unsaved.set(sandbox, now);
@@ -84,6 +94,7 @@ export function createActivityLog(limits: ActivityLimits) {
         tracked.delete(sandbox);
         entry = { firstSeen: arrivedAt, lastSeen: arrivedAt, requests: 0, ring: undefined };
         tracked.set(sandbox, entry);
+        newest = sandbox;
       }
       return { firstSeen: entry.firstSeen, lastSeen: entry.lastSeen, requests: entry.requests };
     },

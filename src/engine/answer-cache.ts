@@ -18,14 +18,14 @@ interface Entry {
  *   - a sandbox's answers when the engine announces a change to it (every write in this process,
  *     resets, imports, restores, expiry and eviction);
  *   - everything when another process committed to the file (`mockapi reset/import` on the same
- *     database): SQLite bumps `PRAGMA data_version` for every other connection's commit, and
- *     reading it costs well under a microsecond, so it is checked on every request.
+ *     database): SQLite bumps `PRAGMA data_version` for every other connection's commit; it is
+ *     read once per turn of the event loop (`db.otherCommits`), which every request after such a
+ *     commit sees.
  * Every visitor who only reads shares the baseline's answers. A hit skips the sandbox lookup, so
  * a sandbox idle past `sandboxTtl` is looked up again (where expiry happens) before it is served.
  */
 export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, limits: { sandboxTtl?: number } = {}) {
-  const dataVersion = db.sqlite.prepare('PRAGMA data_version').pluck();
-  let version = dataVersion.get();
+  let version = db.otherCommits();
   const bySandbox = new Map<string, Entry>();
   let baseline = new Map<string, string>();
   let totalChars = 0;
@@ -82,7 +82,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
   };
 
   function cached(sandbox: string, request: string, produce: () => string): string {
-    const now = dataVersion.get();
+    const now = db.otherCommits();
     if (now !== version) {
       version = now;
       clear();

@@ -132,9 +132,9 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
     /**
      * Appends an event to the sandbox's log and keeps the log to `limits.eventsPerSandbox`. Call
      * inside the write transaction of the change (`sandboxes.write`), with the sandbox's sid.
+     * `json`: `data` as JSON text, when the caller has it already (a record's stored document).
      */
-    append(sid: number, event: string, data: unknown): void {
-      const json = JSON.stringify(data) ?? 'null';
+    append(sid: number, event: string, data: unknown, json = JSON.stringify(data) ?? 'null'): void {
       const at = Date.now();
       const eseq = nextEseq.get(at * 1000, sid) as number;
       const upto = insert.get(sid, eseq, sid, Buffer.byteLength(json), event, at, json) as number;

@@ -1,11 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
 import type { MergedViewStatements } from '../db/merged-view.js';
 import type { createListCompiler } from '../db/list-sql.js';
 import type { ListQuery } from './list-query.js';
 import { listPage, type Page } from './list-page.js';
 import { attachRelations } from './relations.js';
-import { overlay } from '../db/schema.js';
 import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
 import type { CollectionDefinition } from './definition.js';
 import { applyMergePatch } from './merge-patch.js';
@@ -56,25 +54,11 @@ export type ReservedValues = (collection: string, field: string, value: string) 
  * value: a store is then cheap enough to make per request (custom collections are).
  */
 const overlayWrites = new WeakMap<OpenDatabase, ReturnType<typeof prepareOverlayWrites>>();
-function prepareOverlayWrites(db: OpenDatabase) {
-  const insert = db.orm
-    .insert(overlay)
-    .values({
-      sid: sql.placeholder('sid'),
-      cid: sql.placeholder('cid'),
-      id: sql.placeholder('id'),
-      state: sql.placeholder('state'),
-      seq: sql.placeholder('seq'),
-      doc: sql.placeholder('doc'),
-    })
-    .prepare();
-  const rowKey = and(eq(overlay.sid, sql.placeholder('sid')), eq(overlay.cid, sql.placeholder('cid')), eq(overlay.id, sql.placeholder('id')));
-  const rewrite = db.orm
-    .update(overlay)
-    .set({ state: sql`${sql.placeholder('state')}`, doc: sql`${sql.placeholder('doc')}` })
-    .where(rowKey)
-    .prepare();
-  const drop = db.orm.delete(overlay).where(rowKey).prepare();
+function prepareOverlayWrites({ sqlite }: OpenDatabase) {
+  // Raw statements with positional parameters: drizzle's prepared queries map an object per run.
+  const insert = sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (?, ?, ?, ?, ?, ?)`);
+  const rewrite = sqlite.prepare(`UPDATE overlay SET state = ?, doc = ? WHERE sid = ? AND cid = ? AND id = ?`);
+  const drop = sqlite.prepare(`DELETE FROM overlay WHERE sid = ? AND cid = ? AND id = ?`);
   return { insert, rewrite, drop };
 }
 
@@ -86,16 +70,19 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const { db, view, sandboxes, search, limits, emit, changes } = context;
   const { cid } = definition;
   const eventName = (action: ChangeEvent['action']) => `${definition.event ?? definition.singular}.${action}`;
-  const validate = createRecordValidator(definition);
+  // A core collection's validator compiles on its first write (ajv took a third of a start for
+  // them all); a user's schema compiles at once, so a broken one still fails the start.
+  let validator = definition.schema ? createRecordValidator(definition) : undefined;
+  const validate = (record: Json) => (validator ??= createRecordValidator(definition))(record);
   const capName = definition.cap ?? 'createdPerCollection';
   // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
   const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
   let writes = overlayWrites.get(db);
   if (!writes) overlayWrites.set(db, (writes = prepareOverlayWrites(db)));
   const prepared = writes;
-  const insert = { run: (row: { sid: number; id: RecordId; state: number; seq: number; doc: string | null }) => prepared.insert.run({ ...row, cid }) };
-  const rewrite = { run: (row: { sid: number; id: RecordId; state: number; doc: string | null }) => prepared.rewrite.run({ ...row, cid }) };
-  const drop = { run: (row: { sid: number; id: RecordId }) => prepared.drop.run({ ...row, cid }) };
+  const insert = { run: (row: { sid: number; id: RecordId; state: number; seq: number; doc: string | null }) => prepared.insert.run(row.sid, cid, row.id, row.state, row.seq, row.doc) };
+  const rewrite = { run: (row: { sid: number; id: RecordId; state: number; doc: string | null }) => prepared.rewrite.run(row.state, row.doc, row.sid, cid, row.id) };
+  const drop = { run: (row: { sid: number; id: RecordId }) => prepared.drop.run(row.sid, cid, row.id) };
 
   /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline) and the bytes its overlay row stores. */
   function current(sid: number, id: RecordId): { state: number; seq: number; bytes: number; fields: Json } | undefined {
@@ -148,16 +135,17 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   /**
    * Writes the record's overlay row (reusing its seq when it has one) and its search entry, and
    * counts its bytes against the sandbox's bound (`oldBytes`: what the row it replaces stored).
+   * Returns the record and its stored JSON text (which the change log stores as it is).
    */
-  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): Json {
+  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): [Json, string] {
     const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
     const doc = JSON.stringify(record);
     sandboxes.addBytes(sid, rowBytes(id, doc) - oldBytes);
     let seq = existingSeq;
     if (seq) rewrite.run({ sid, id, state, doc });
     else insert.run({ sid, id, state, seq: (seq = sandboxes.nextSeq(sid)), doc });
-    search.put(sid, cid, seq, searchText(definition.searchable, record));
-    return record;
+    search.put(sid, cid, seq, searchText(definition.searchable, record), !existingSeq);
+    return [record, doc];
   }
 
   /** A write to an existing record: PUT (replace) and PATCH share everything but the merge. */
@@ -169,8 +157,8 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       const fields = validated(sid, merge(found.fields), found.fields);
       checkUnique(sid, fields, id, found.fields);
       const state = found.state === CREATED ? CREATED : UPDATED;
-      const record = store(sid, id, state, fields, found.seq, found.bytes);
-      changes.append(sid, eventName('updated'), record);
+      const [record, doc] = store(sid, id, state, fields, found.seq, found.bytes);
+      changes.append(sid, eventName('updated'), record, doc);
       return record;
     });
     if (record) emit({ action: 'updated', collection: definition, sandbox, record });
@@ -224,8 +212,8 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         if ((view.createdCount.get({ sid, cid }) as number) >= cap) {
           throw quotaExceeded(`a sandbox may hold at most ${cap} created ${definition.name} (limits.${capName}); delete one or reset the sandbox`);
         }
-        const record = store(sid, newRecordId(), CREATED, checked, 0, 0);
-        changes.append(sid, eventName('created'), record);
+        const [record, doc] = store(sid, newRecordId(), CREATED, checked, 0, 0);
+        changes.append(sid, eventName('created'), record, doc);
         return record;
       });
       emit({ action: 'created', collection: definition, sandbox, record });

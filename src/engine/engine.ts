@@ -48,7 +48,10 @@ export function createEngine(options: EngineOptions) {
   const webhooks = createWebhookStore(db, sandboxes);
   const listeners: ChangeListener[] = [];
   const answers = createAnswerCache(db, sandboxes, options.limits);
-  const sandboxChanged = (sandbox: string) => answers.drop(sandbox);
+  const sandboxChanged = (sandbox: string) => {
+    sandboxes.forget(sandbox);
+    answers.drop(sandbox);
+  };
   const byName = new Map<string, CollectionDefinition>(options.collections.map((c) => [c.name, c]));
   const stores = new Map<string, CollectionStore>();
   const context = {
@@ -128,7 +131,10 @@ export function createEngine(options: EngineOptions) {
      */
     sandboxChanged,
     /** Says that what every sandbox sees changed (a baseline or config reload). */
-    everythingChanged: () => answers.clear(),
+    everythingChanged: () => {
+      sandboxes.forget();
+      answers.clear();
+    },
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection (`custom`: all custom collections' records). */
     reset(sandbox: string): Record<string, number> {
       const named = (counts: Map<number, number>) => {

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { OpenDatabase } from '../db/open.js';
 import { holdsSql, rowBytesSql } from '../db/migrate.js';
-import { overlay, sandboxes } from '../db/schema.js';
+import { overlay } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
 import { quotaExceeded } from '../errors.js';
 
@@ -30,6 +30,11 @@ export interface SandboxTimes {
 
 /** Candidates read beyond the ones to evict, so a sandbox active in memory but not yet on file is spared. */
 const evictionSlack = 32;
+/** Keys whose row (or its absence) is remembered at most; past it the memory starts over. */
+const maxKnownKeys = 50_000;
+
+/** A sandbox's row as `findRow` reads it: sid, last_active_at, holds (1 or 0). */
+type Row = [number, number, number];
 
 /**
  * Besides records, a sandbox stores two logs: its mailbox and its webhook deliveries (a body is
@@ -48,8 +53,9 @@ export function rowBytes(id: number | string, doc: string | null): number {
 /**
  * Sandbox id → the compact integer of its rows, and the sandbox lifecycle on file: expiry
  * (`limits.sandboxTtl`), the bound on sandboxes holding data (`limits.maxSandboxes`), the bytes
- * each stores (`limits.sandboxBytes`) and last activity. Nothing is cached: another process may
- * reset or import.
+ * each stores (`limits.sandboxBytes`) and last activity. The key → sid lookup of reads is
+ * remembered while no other process commits (`db.otherCommits`) and this one neither opens the
+ * key nor drops a sandbox; writes always read the file.
  *
  * Writes that may open, evict or expire sandboxes run in `write(fn)`: the notices of sandboxes
  * dropped inside it go out only once it commits, so a write that fails drops nothing, not even
@@ -62,22 +68,14 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   // Raw and `.raw()`: this runs on every request (the answer cache asks for the sid), so it stays lean.
   const findRow = sqlite.prepare(`SELECT sid, last_active_at, holds FROM sandboxes WHERE key = ?`).raw();
   const readRow = sqlite.prepare(`SELECT sid, created_at AS createdAt, last_active_at AS lastActiveAt, bytes FROM sandboxes WHERE key = ?`);
-  const insert = orm
-    .insert(sandboxes)
-    .values({ key: sql.placeholder('key'), createdAt: sql.placeholder('now'), lastActiveAt: sql.placeholder('now'), holds: 1 })
-    .returning({ sid: sandboxes.sid })
-    .prepare();
+  // Raw statements on the write path: drizzle's prepared queries map their parameters on every run.
+  const insert = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 1) RETURNING sid`).pluck();
   const insertEmpty = sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds) VALUES (?, ?, ?, 0) RETURNING sid`).pluck();
   const holdsOf = sqlite.prepare(`SELECT holds FROM sandboxes WHERE sid = ?`).pluck();
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
-  const bumpSeq = orm
-    .update(sandboxes)
-    .set({ seq: sql`${sandboxes.seq} + 1` })
-    .where(eq(sandboxes.sid, sql.placeholder('sid')))
-    .returning({ seq: sandboxes.seq })
-    .prepare();
+  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET seq = seq + 1 WHERE sid = ? RETURNING seq`).pluck();
   const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
@@ -150,9 +148,42 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     else tell(keys);
   };
 
+  // Key → [sid, last_active_at, holds] as last read, or null for a key without a row, while no
+  // other process has committed since `knownAt`. Writes read the file (inside a transaction).
+  const known = new Map<string, Row | null>();
+  let knownAt = db.otherCommits();
+  function rowOf(key: string): Row | undefined {
+    if (sqlite.inTransaction) return findRow.get(key) as Row | undefined;
+    const version = db.otherCommits();
+    if (version !== knownAt) {
+      known.clear();
+      knownAt = version;
+    }
+    let row = known.get(key);
+    if (row === undefined) {
+      row = (findRow.get(key) as Row | undefined) ?? null;
+      if (known.size >= maxKnownKeys) known.clear();
+      known.set(key, row);
+    }
+    return row ?? undefined;
+  }
+
+  // How many sandboxes hold data: counted (a scan of the holding index) once, then kept by this
+  // process's writes while no other process commits and no write of this one rolls back.
+  const otherCommitsNow = sqlite.prepare('PRAGMA data_version').pluck();
+  let holding: { count: number; at: number } | undefined;
+  function holdingCount(): number {
+    const at = otherCommitsNow.get() as number;
+    if (holding?.at !== at) holding = { count: countHolding.get() as number, at };
+    return holding.count;
+  }
+  const holdingChanged = (delta: number) => {
+    if (holding) holding.count += delta;
+  };
+
   /** The row of a sandbox that has written, after the expiry check (which may drop it). */
-  function live(key: string): { sid: number; holds: boolean } | undefined {
-    const row = findRow.get(key) as [number, number, number] | undefined;
+  function live(key: string): Row | undefined {
+    const row = rowOf(key);
     if (!row) return undefined;
     const ttl = ttlMs();
     if (ttl > 0 && activeSince(key, row[1]) < Date.now() - ttl) {
@@ -162,7 +193,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       });
       return undefined;
     }
-    return { sid: row[0], holds: row[2] === 1 };
+    return row;
   }
 
   const store = {
@@ -178,6 +209,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
           return sqlite.transaction(fn)();
         } catch (error) {
           outer.length = mark;
+          holding = undefined;
           throw error;
         }
       }
@@ -188,6 +220,9 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
         pending = undefined;
         tell(keys);
         return result;
+      } catch (error) {
+        holding = undefined;
+        throw error;
       } finally {
         pending = undefined;
       }
@@ -198,7 +233,13 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      * sandbox idle past `limits.sandboxTtl` is dropped here first, so its next request finds it fresh.
      */
     sidOf(key: string): number {
-      return live(key)?.sid ?? 0;
+      return live(key)?.[0] ?? 0;
+    },
+
+    /** Forgets what reads remembered of the key's row (another write of this process changed it), or of every key. */
+    forget(key?: string): void {
+      if (key === undefined) known.clear();
+      else known.delete(key);
     },
 
     /** The sandbox's row (after the expiry check), or undefined for one that never wrote. */
@@ -213,16 +254,19 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      */
     open(key: string): number {
       const now = Date.now();
+      known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing.sid);
-        if (!existing.holds) {
-          markHolding.run(existing.sid);
-          evictBeyondLimit([existing.sid]);
+        markActive.run(now, existing[0]);
+        if (existing[2] !== 1) {
+          markHolding.run(existing[0]);
+          holdingChanged(1);
+          evictBeyondLimit([existing[0]]);
         }
-        return existing.sid;
+        return existing[0];
       }
-      const sid = insert.get({ key, now })!.sid;
+      const sid = insert.get(key, now, now) as number;
+      holdingChanged(1);
       evictBeyondLimit([sid]);
       return sid;
     },
@@ -234,10 +278,11 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      */
     ensureRow(key: string): number {
       const now = Date.now();
+      known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing.sid);
-        return existing.sid;
+        markActive.run(now, existing[0]);
+        return existing[0];
       }
       return insertEmpty.get(key, now, now) as number;
     },
@@ -249,7 +294,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
     nextSeq(sid: number): number {
-      const { seq } = bumpSeq.get({ sid })!;
+      const seq = bumpSeq.get(sid) as number;
       // The search index packs seq into 24 bits of its rowids (search-index.ts).
       if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
       return seq;
@@ -300,6 +345,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
      * before the change, when the caller knows it).
      */
     recount(sid: number, before = Infinity): number {
+      holding = undefined;
       const total = (recount.get(sid) as number | undefined) ?? 0;
       forgetUnusedCustom.run({ sid });
       return checkBytes(sid, total, before);
@@ -307,6 +353,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** Works out again whether the sandbox holds data (after a write removed an overlay row). */
     refreshHolds(sid: number): void {
+      holding = undefined;
       refreshHolds.run(sid);
     },
 
@@ -333,6 +380,8 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
 
     /** Deletes everything of the sandbox: overlay, search entries, snapshots and its row. Call inside a write transaction. */
     drop(sid: number): void {
+      known.clear();
+      holding = undefined;
       purge.run({ sid });
       for (const statement of purgeAlso) statement.run(sid);
       search.forget(sid);
@@ -363,6 +412,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     /** Writes last-seen times (kept in memory by reads) to the rows, in one transaction. */
     saveSeen(times: Map<string, number>): void {
       if (!times.size) return;
+      known.clear();
       sqlite.transaction(() => {
         for (const [key, at] of times) markSeen.run(at, key);
       }).immediate();
@@ -437,7 +487,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   function evictBeyondLimit(spared: number[]): void {
     const max = limits.maxSandboxes ?? 0;
     if (max <= 0) return;
-    const excess = (countHolding.get() as number) - max;
+    const excess = holdingCount() - max;
     if (excess <= 0) return;
     const candidates = (leastActive.all(JSON.stringify(spared), excess + evictionSlack) as { sid: number; key: string; lastActiveAt: number }[])
       .map((row) => ({ ...row, active: activeSince(row.key, row.lastActiveAt) }))
