@@ -12,8 +12,8 @@ export interface InProcessServer {
   url: string;
   /** What the app logged (its unexpected errors) since this server started. */
   stderr: () => string;
-  /** Stops as `mockapi serve` does on SIGTERM: streams end, open requests finish, the database closes. */
-  stop: () => Promise<number>;
+  /** Stops as `mockapi serve` does on SIGTERM or SIGINT: streams end, open requests finish, the database closes. */
+  stop: (signal?: NodeJS.Signals) => Promise<number>;
 }
 
 // The app logs unexpected errors with consola; a spawned server's stderr holds them, so an
@@ -55,8 +55,10 @@ export async function serveInProcess(db: string, args: string[], cwd: string): P
   return {
     url: `http://${urlHost(config.host)}:${(server.address() as AddressInfo).port}`,
     stderr: () => logged.slice(from),
-    stop: () =>
-      (stopping ??= new Promise<number>((done, fail) => {
+    stop: (signal = 'SIGTERM') => {
+      // A kill (a crash, no shutdown at all) needs a process of its own.
+      if (signal !== 'SIGTERM' && signal !== 'SIGINT') throw new Error(`stop('${signal}'): start the server with { cli: true } to send it signals`);
+      return (stopping ??= new Promise<number>((done, fail) => {
         runtime.streams.closeAll();
         const force = setTimeout(() => server.closeAllConnections(), stopGraceMs);
         force.unref();
@@ -70,7 +72,8 @@ export async function serveInProcess(db: string, args: string[], cwd: string): P
           return error ? fail(error) : done(0);
         });
         server.closeIdleConnections();
-      })),
+      }));
+    },
   };
 }
 
