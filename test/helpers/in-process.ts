@@ -1,8 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { consola, type LogObject } from 'consola';
-import { toNodeHandler } from 'h3/node';
-import { createApp } from '../../src/app.js';
+import { listenApp } from '../../src/_listen.js';
 import { makeServeCommand } from '../../src/commands/serve.js';
 import { loadMockapiConfig, type ConfigFlags } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
@@ -42,37 +39,16 @@ export async function serveInProcess(db: string, args: string[], cwd: string): P
   const flags = await parseServeArgs(['--port', '0', '--db', db, ...args]);
   const config = await loadMockapiConfig(flags, cwd);
   parseSimulationConfig(config);
-  const runtime = await createRuntime(config);
-  let server: Server;
-  try {
-    server = await listen(toNodeHandler(createApp(runtime)), config.host);
-  } catch (error) {
-    runtime.close();
-    throw error;
-  }
+  const listening = await listenApp(await createRuntime(config), 0, config.host, stopGraceMs);
   const from = logged.length;
-  let stopping: Promise<number> | undefined;
   return {
-    url: `http://${urlHost(config.host)}:${(server.address() as AddressInfo).port}`,
+    url: listening.url,
     stderr: () => logged.slice(from),
-    stop: (signal = 'SIGTERM') => {
+    stop: async (signal = 'SIGTERM') => {
       // A kill (a crash, no shutdown at all) needs a process of its own.
       if (signal !== 'SIGTERM' && signal !== 'SIGINT') throw new Error(`stop('${signal}'): start the server with { cli: true } to send it signals`);
-      return (stopping ??= new Promise<number>((done, fail) => {
-        runtime.streams.closeAll();
-        const force = setTimeout(() => server.closeAllConnections(), stopGraceMs);
-        force.unref();
-        server.close((error) => {
-          clearTimeout(force);
-          try {
-            runtime.close();
-          } catch (closeError) {
-            return fail(closeError as Error);
-          }
-          return error ? fail(error) : done(0);
-        });
-        server.closeIdleConnections();
-      }));
+      await listening.close();
+      return 0;
     },
   };
 }
@@ -90,17 +66,4 @@ async function parseServeArgs(args: string[]): Promise<ConfigFlags> {
   const { config, port, host, db, authRequired, latency, watch } = parsed!;
   if (watch) throw new Error('--watch needs the real CLI: start the server with { cli: true }');
   return { config, port, host, db, authRequired, latency };
-}
-
-function listen(handler: ReturnType<typeof toNodeHandler>, host: string): Promise<Server> {
-  return new Promise((done, fail) => {
-    const server = createServer(handler);
-    server.once('error', fail);
-    server.listen({ port: 0, host }, () => done(server));
-  });
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }
