@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { toNodeHandler } from 'h3/node';
-import { createApp } from './app.js';
+import { listenApp } from './_listen.js';
 import { identityCookie, isSandboxId } from './auth/identity.js';
 import { loadMockapiConfig, resolveConfig, type ConfigFlags, type MockapiConfig, type ResolvedConfig } from './config.js';
 import { createRuntime } from './runtime.js';
@@ -84,37 +81,8 @@ const closeGraceMs = 2_000;
  */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const config = await mockServerConfig(options);
-  const runtime = await createRuntime(config);
-  let server: Server;
-  try {
-    server = await listen(toNodeHandler(createApp(runtime)), config.port, config.host);
-  } catch (error) {
-    runtime.close();
-    throw error;
-  }
-  const url = `http://${connectHost(config.host)}:${(server.address() as AddressInfo).port}`;
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    sandbox: (id) => bindSandbox(url, id),
-    close: () =>
-      (closing ??= new Promise<void>((done, fail) => {
-        // A keep-alive connection, or a stream that never ends, must not hold the port forever.
-        runtime.streams.closeAll();
-        const force = setTimeout(() => server.closeAllConnections(), closeGraceMs);
-        force.unref();
-        server.close((error) => {
-          clearTimeout(force);
-          try {
-            runtime.close();
-          } catch (closeError) {
-            return fail(closeError as Error);
-          }
-          return error ? fail(error) : done();
-        });
-        server.closeIdleConnections();
-      })),
-  };
+  const { url, close } = await listenApp(await createRuntime(config), config.port, config.host, closeGraceMs);
+  return { url, sandbox: (id) => bindSandbox(url, id), close };
 }
 
 /** Options to config: the options' db, port and host always win (a test server must not take the CLI's port or file). */
@@ -137,24 +105,6 @@ async function mockServerConfig(options: MockServerOptions): Promise<ResolvedCon
   }
   const file = options.config ?? {};
   return resolveConfig(fixtures === undefined ? file : { ...file, fixtures }, flags, cwd);
-}
-
-function listen(handler: ReturnType<typeof toNodeHandler>, port: number, host: string): Promise<Server> {
-  return new Promise((done, fail) => {
-    const server = createServer(handler);
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use' : error.message;
-      fail(new Error(`mockapi: cannot listen on ${host}:${port}: ${reason}`));
-    });
-    server.listen({ port, host, exclusive: true }, () => done(server));
-  });
-}
-
-/** Where a client connects for a listening host: a wildcard address is reached on loopback. */
-function connectHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** A handle on sandbox `id` (a fresh random one when absent) of the server at `url`; also used by the Playwright fixture. */

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, startServer, type RunningServer } from './helpers/server.js';
+import { cliPath, repoRoot, startServer, type CliServer } from './helpers/server.js';
 import { runCli, type Run } from './helpers/cli.js';
 
 const version: string = (await import(join(repoRoot, 'package.json'), { with: { type: 'json' } })).default.version;
@@ -145,7 +145,7 @@ describe('bad usage exits 2 with one line on stderr', () => {
   );
 
   it('serve --latency delays every API answer (a request may still ask for 0), not /health', async () => {
-    const slow = await startServer({ args: ['--latency', '400'] });
+    const slow = await startServer({ cli: true, args: ['--latency', '400'] });
     try {
       const started = performance.now();
       expect((await fetch(`${slow.api}/posts?limit=1`)).status).toBe(200);
@@ -215,14 +215,14 @@ describe('failures exit 1 with one line on stderr', () => {
 });
 
 describe('serve', () => {
-  let server: RunningServer | undefined;
+  let server: CliServer | undefined;
   afterEach(async () => {
     await server?.cleanup();
     server = undefined;
   });
 
   it('prints the URL with the real port, answers, and exits 0 on SIGTERM', async () => {
-    server = await startServer();
+    server = await startServer({ cli: true });
     const port = Number(new URL(server.url).port);
     expect(port).toBeGreaterThan(0);
     expect(server.stdout()).toContain(`listening on ${server.url}`);
@@ -236,13 +236,13 @@ describe('serve', () => {
   });
 
   it('exits 0 on SIGINT', async () => {
-    server = await startServer();
+    server = await startServer({ cli: true });
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     expect(await server.stop('SIGINT')).toBe(0);
   });
 
   it('finishes a request in flight before it exits', async () => {
-    server = await startServer();
+    server = await startServer({ cli: true });
     const { port, hostname } = new URL(server.url);
     const socket = connect(Number(port), hostname);
     let answer = '';
@@ -266,7 +266,7 @@ describe('serve', () => {
   });
 
   it('an idle keep-alive connection does not hold the shutdown', async () => {
-    server = await startServer();
+    server = await startServer({ cli: true });
     const { port, hostname } = new URL(server.url);
     const socket = connect(Number(port), hostname);
     cleanups.push(() => socket.destroy());
@@ -279,7 +279,7 @@ describe('serve', () => {
   });
 
   it('--host localhost is accepted', async () => {
-    server = await startServer({ args: ['--host', 'localhost'] });
+    server = await startServer({ cli: true, args: ['--host', 'localhost'] });
     expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });

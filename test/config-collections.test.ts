@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredServers, readFile } from './helpers/configured.js';
 import { runCli } from './helpers/cli.js';
-import { eventually, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { eventually, sandboxClient, startServer, type CliServer, type RunningServer } from './helpers/server.js';
 import { startReceiver } from './helpers/receiver.js';
 import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
 
@@ -51,10 +51,10 @@ const declared = (extra: Record<string, unknown> = {}) => ({
   },
 });
 
-interface Project {
+interface Project<Server = RunningServer> {
   dir: string;
   configFile: string;
-  server: RunningServer;
+  server: Server;
 }
 
 /** A folder with a config and `invoices.json` beside it (the fixture path is relative to the config). */
@@ -73,10 +73,18 @@ function writeProject(
 
 async function serveProject(
   collections: Record<string, unknown> = declared(),
-  options: { watch?: boolean; db?: string; files?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+  options: { db?: string; files?: Record<string, unknown>; config?: Record<string, unknown> } = {},
 ): Promise<Project> {
   const { dir, configFile } = writeProject(collections, options.files, options.config);
-  const server = await startServer({ args: [...(options.watch ? ['--watch'] : []), '--config', configFile], cwd: dir, db: options.db });
+  const server = await startServer({ args: ['--config', configFile], cwd: dir, db: options.db });
+  servers.defer(() => server.cleanup());
+  return { dir, configFile, server };
+}
+
+/** The project served by the CLI with `--watch`. */
+async function watchProject(collections: Record<string, unknown>, config?: Record<string, unknown>): Promise<Project<CliServer>> {
+  const { dir, configFile } = writeProject(collections, undefined, config);
+  const server = await startServer({ cli: true, args: ['--watch', '--config', configFile], cwd: dir });
   servers.defer(() => server.cleanup());
   return { dir, configFile, server };
 }
@@ -257,7 +265,7 @@ describe('a config-declared collection', () => {
   });
 
   it('reloads its fixture file under --watch', async () => {
-    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const { dir, configFile, server } = await watchProject(declared());
     const client = sandboxClient(server.api);
     expect((await client.get('/invoices/1')).body.customer).toBe('Acme Corp');
     writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ ...invoices[0], customer: 'Renamed Ltd' }, invoices[1]]));
@@ -289,7 +297,7 @@ describe('a change of the collections key under --watch', () => {
   const ids = (answer: { body: any }) => answer.body.data.map((r: any) => r.id);
 
   it('serves a newly declared collection with its fixture, keeping the sandboxes\' writes', async () => {
-    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const { dir, configFile, server } = await watchProject(declared());
     const client = sandboxClient(server.api);
     const post = (await client.post('/posts', newRecord('posts', { title: 'kept across the swap' }))).body;
     expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
@@ -331,7 +339,7 @@ describe('a change of the collections key under --watch', () => {
   });
 
   it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
-    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const { dir, configFile, server } = await watchProject(declared());
     const client = sandboxClient(server.api);
     const stream = await fetch(`${server.api}/events/stream`, { headers: { cookie: `svc_identity=${client.id}` } });
     expect(stream.status).toBe(200);
@@ -353,7 +361,7 @@ describe('a change of the collections key under --watch', () => {
     const receiver = await startReceiver();
     servers.defer(() => receiver.close());
     const webhooks = { timeoutMs: 2000, attempts: 3, backoffMs: 20 };
-    const { dir, configFile, server } = await serveProject(declared(), { watch: true, config: { webhooks } });
+    const { dir, configFile, server } = await watchProject(declared(), { webhooks });
     const client = sandboxClient(server.api);
     const subscribed = await client.post('/webhooks', { url: `${receiver.url}/hook`, events: ['*'] });
     expect(subscribed.status, subscribed.text).toBe(200);
@@ -373,7 +381,7 @@ describe('a change of the collections key under --watch', () => {
   });
 
   it('applies a changed schema and a removal', async () => {
-    const { configFile, server } = await serveProject(declared(), { watch: true });
+    const { configFile, server } = await watchProject(declared());
     const client = sandboxClient(server.api);
     const before = (await client.post('/invoices', { number: 'A-1', amount: 20 })).body;
 
@@ -399,7 +407,7 @@ describe('a change of the collections key under --watch', () => {
   });
 
   it('keeps the served collections when the new ones do not load, and tries again when the fixture is fixed', async () => {
-    const { dir, configFile, server } = await serveProject(declared(), { watch: true });
+    const { dir, configFile, server } = await watchProject(declared());
     const client = sandboxClient(server.api);
     // The search fields of invoices change too: the attempt must not leave the old runtime with an index built for them.
     const broken = { ...withReceipts(dir, [{ id: 'one', total: 5 }]), invoices: declared({ search: ['customer'] }).invoices };

@@ -99,7 +99,7 @@ describe('config files importing the package', () => {
       ].join('\n'),
     );
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
-    const server = await startServer({ cwd: dir });
+    const server = await startServer({ cli: true, cwd: dir });
     try {
       const client = sandboxClient(server.api);
       expect((await client.get('/posts?limit=5')).status).toBe(200);
@@ -111,7 +111,7 @@ describe('config files importing the package', () => {
 
   it("a mockapi.config.mjs importing 'mockapi-sandbox' reloads under --watch, and an unknown key keeps the last good config", async () => {
     const dir = project('mockapi.config.mjs', "import { defineConfig } from 'mockapi-sandbox';\nexport default defineConfig({ limits: { maxPageSize: 5 } });\n");
-    const server = await startServer({ cwd: dir, args: ['--watch'] });
+    const server = await startServer({ cli: true, cwd: dir, args: ['--watch'] });
     try {
       const client = sandboxClient(server.api);
       expectProblem(await client.get('/posts?limit=6'), 400, 'INVALID_QUERY');

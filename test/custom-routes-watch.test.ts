@@ -22,7 +22,7 @@ describe.each(['ts', 'mjs'] as const)('serve --watch with custom routes in mocka
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, `mockapi.config.${ext}`);
     writeFileSync(file, source(ext, `{ 'GET /version': () => ({ v: 1 }) }`));
-    const server = await startServer({ args: ['--watch', '--config', file], cwd: dir });
+    const server = await startServer({ cli: true, args: ['--watch', '--config', file], cwd: dir });
     cleanups.push(() => server.cleanup());
     const me = sandboxClient(server.api);
     await eventually('the watching line', () => server.stdout().includes('watching'));

@@ -1,8 +1,8 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { startServer, sandboxClient, type RunningServer } from './helpers/server.js';
+import { startServer, sandboxClient, type CliServer } from './helpers/server.js';
 import { BASELINE, COLLECTIONS, create, newRecord, totals, type Client, type Collection } from './helpers/problems.js';
 
-const started: RunningServer[] = [];
+const started: CliServer[] = [];
 afterAll(async () => {
   // The second server uses the first one's database file: clean up in reverse order.
   for (const server of started.reverse()) await server.cleanup();
@@ -74,7 +74,7 @@ async function workload(client: Client, tag: string, offset: number): Promise<{ 
 
 describe('acknowledged writes survive SIGKILL', () => {
   it('a restarted server on the same file sees every acknowledged write', async () => {
-    const first = await startServer();
+    const first = await startServer({ cli: true });
     started.push(first);
     const clients = [sandboxClient(first.api), sandboxClient(first.api)];
     const runs = await Promise.all([workload(clients[0], 'alpha', 0), workload(clients[1], 'beta', 10)]);
@@ -83,7 +83,7 @@ describe('acknowledged writes survive SIGKILL', () => {
     await first.stop('SIGKILL');
     expect(first.proc.signalCode).toBe('SIGKILL');
 
-    const second = await startServer({ db: first.db });
+    const second = await startServer({ cli: true, db: first.db });
     started.push(second);
     for (const [index, run] of runs.entries()) {
       const client = sandboxClient(second.api, clients[index].id);

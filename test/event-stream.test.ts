@@ -190,7 +190,7 @@ describe('GET /events/stream', () => {
 describe('event streams at shutdown', () => {
   it('SIGTERM ends open streams cleanly (the body ends, not a cut connection) and the server exits 0', async () => {
     const { startServer } = await import('./helpers/server.js');
-    const own = await startServer();
+    const own = await startServer({ cli: true });
     try {
       const response = await fetch(`${own.api}/events/stream`, { headers: { cookie: 'svc_identity=shutdown-test' } });
       const reader = response.body!.getReader();

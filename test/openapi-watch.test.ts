@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, startServer, type RunningServer } from './helpers/server.js';
+import { eventually, startServer, type CliServer } from './helpers/server.js';
 
 // The served document follows `serve --watch`: a reload that changes the custom routes, the
 // limits or the collections changes what /api/v1/openapi.json describes.
 
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-openapi-watch-'));
-let server: RunningServer | undefined;
+let server: CliServer | undefined;
 afterAll(async () => {
   await server?.cleanup();
   rmSync(dir, { recursive: true, force: true });
@@ -19,7 +19,7 @@ describe('the OpenAPI document under serve --watch', () => {
     const file = join(dir, 'mockapi.config.mjs');
     writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ id: 1, number: 'A-1' }]));
     writeFileSync(file, `export default { routes: { 'GET /version': () => ({ v: 1 }) } };\n`);
-    server = await startServer({ args: ['--watch', '--config', file], cwd: dir });
+    server = await startServer({ args: ['--watch', '--config', file], cwd: dir, cli: true });
     await eventually('the watching line', () => server!.stdout().includes('watching'));
     const document = async () => (await fetch(`${server!.api}/openapi.json`)).json();
     expect(Object.keys((await document()).paths)).toContain('/api/v1/version');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { useServer } from './helpers/server.js';
 
 /** Contract section 11 / issue 21: delays are timers, never busy waiting or blocking. */
-const server = useServer();
+const server = useServer({ cli: true });
 
 /** CPU seconds (user + system) the process used so far, from /proc (Linux). */
 function cpuSeconds(pid: number): number {

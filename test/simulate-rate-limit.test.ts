@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fakeClock } from './helpers/clock.js';
 import { configuredServers } from './helpers/configured.js';
 import { sandboxClient, useServer } from './helpers/server.js';
 import { expectProblem, request } from './helpers/problems.js';
@@ -6,7 +7,6 @@ import { expectProblem, request } from './helpers/problems.js';
 /** The simulated rate limit per sandbox (contract section 11) and the server-wide defaults. */
 const server = useServer();
 const servers = configuredServers();
-const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
 
 function expectLimitHeaders(headers: Headers, limit: number, remaining: number): void {
   expect(headers.get('ratelimit-limit')).toBe(String(limit));
@@ -15,6 +15,9 @@ function expectLimitHeaders(headers: Headers, limit: number, remaining: number):
 }
 
 describe('X-Simulate-Rate-Limit', () => {
+  // Windows pass when the test moves the clock, not by sleeping.
+  const clock = fakeClock();
+
   it('counts down on every answer, then 429 RATE_LIMITED with Retry-After, then recovers after the window', async () => {
     const box = sandboxClient(server.api);
     const limit = { 'x-simulate-rate-limit': '3/1s' };
@@ -28,7 +31,7 @@ describe('X-Simulate-Rate-Limit', () => {
     expectLimitHeaders(refused.headers, 3, 0);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Errors for other reasons carry the headers too while the limit applies.
-    await sleep(1_100);
+    clock.advance(1_100);
     const notFound = await box.get('/posts/999999', limit);
     expectProblem(notFound, 404, 'NOT_FOUND');
     expectLimitHeaders(notFound.headers, 3, 2);

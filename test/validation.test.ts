@@ -239,7 +239,7 @@ describe('bodies over 1 MiB', () => {
     expectProblem(answer, 413, 'PAYLOAD_TOO_LARGE');
     // The server stops reading mid-stream; it must survive that and keep answering.
     await new Promise((done) => setTimeout(done, 200));
-    expect(server.proc.exitCode, server.stderr().slice(0, 1000)).toBeNull();
+    expect(server.stderr().slice(0, 1000)).toBe('');
     expect((await request(`${server.url}/health`)).status).toBe(200);
     await expectUnchanged(client);
   });

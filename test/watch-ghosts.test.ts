@@ -32,7 +32,7 @@ describe('serve --watch: baseline records removed from the fixtures', () => {
     const fixtures = join(dir, 'fixtures');
     for (const name of COLLECTIONS) cpSync(join(repoRoot, 'fixtures', `${name}.json`), join(fixtures, `${name}.json`));
     writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify({ fixtures: 'fixtures' }));
-    const server = await startServer({ args: ['--watch', '--config', join(dir, 'mockapi.config.json')], cwd: dir, db: join(dir, 'test.db') });
+    const server = await startServer({ cli: true, args: ['--watch', '--config', join(dir, 'mockapi.config.json')], cwd: dir, db: join(dir, 'test.db') });
     cleanups.push(() => server.cleanup());
 
     const visitor = sandboxClient(server.api);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, repoRoot, sandboxClient, startServer, type RunningServer } from './helpers/server.js';
+import { eventually, repoRoot, sandboxClient, startServer, type CliServer } from './helpers/server.js';
 import { COLLECTIONS, create, expectProblem, newRecord } from './helpers/problems.js';
 
 /**
@@ -20,7 +20,7 @@ interface Project {
   dir: string;
   fixtures: string;
   config: string;
-  server: RunningServer;
+  server: CliServer;
 }
 
 /** A folder with a copy of the fixtures and a config pointing at it, served with `--watch`. */
@@ -34,7 +34,7 @@ async function watchedProject(config: { ext?: ConfigKind; limits?: Record<string
   if (kind.endsWith('importing mockapi')) importsMockapi.add(file);
   writeConfig(file, { fixtures: 'fixtures', limits: config.limits ?? {} });
   // The database inside the watched folder: its writes (and -wal, -shm) must not count as edits.
-  const server = await startServer({ args: ['--watch', '--config', file], cwd: dir, db: join(fixtures, 'mockapi.db') });
+  const server = await startServer({ cli: true, args: ['--watch', '--config', file], cwd: dir, db: join(fixtures, 'mockapi.db') });
   cleanups.push(() => server.cleanup());
   return { dir, fixtures, config: file, server };
 }
@@ -62,7 +62,7 @@ function renameFirstUser(project: Project, name: string): void {
 }
 
 /** Lines the server wrote to stderr as `mockapi: ...` (each watcher problem is one of them). */
-const errorLines = (server: RunningServer) => server.stderr().split('\n').filter((line) => line.startsWith('mockapi: '));
+const errorLines = (server: CliServer) => server.stderr().split('\n').filter((line) => line.startsWith('mockapi: '));
 
 const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
 
@@ -211,7 +211,7 @@ describe('serve --watch: fixtures', () => {
 });
 
 describe('serve --watch: what a reload prints', () => {
-  const reloadLines = (server: RunningServer) => server.stdout().split('\n').filter((line) => /fixtures/.test(line) && !line.includes('watching'));
+  const reloadLines = (server: CliServer) => server.stdout().split('\n').filter((line) => /fixtures/.test(line) && !line.includes('watching'));
 
   it('counts the records of each changed file, not of the whole baseline', async () => {
     const project = await watchedProject();
@@ -257,7 +257,7 @@ describe('serve --watch: config', () => {
   it('without a config file watches the fixtures folder only, quietly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mockapi-watch-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const server = await startServer({ args: ['--watch'], cwd: dir });
+    const server = await startServer({ cli: true, args: ['--watch'], cwd: dir });
     cleanups.push(() => server.cleanup());
     await eventually('the watching line', () => /watching \S+\n/.test(server.stdout()));
     expect(server.stdout()).toContain(`watching ${join(repoRoot, 'fixtures')}\n`);

@@ -9,7 +9,8 @@ import { sandboxClient, useServer } from './helpers/server.js';
  * is bounded before any cell becomes a value. Memory is the server process's own peak resident
  * set (VmHWM), read from /proc.
  */
-const server = useServer();
+// Spawned: the test reads the server process's own peak memory.
+const server = useServer({ cli: true });
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const peakMegabytes = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))![1]) / 1024;
 

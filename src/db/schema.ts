@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { sqliteTable, integer, text, primaryKey, index, customType, unique } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, integer, text, primaryKey, index, customType, unique, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 
 /** NUMERIC affinity: integers stay integers, `local-<uuid>` text stays text. */
 const recordId = customType<{ data: number | string }>({ dataType: () => 'numeric' });
 
 /**
- * Every table of the database. `migrate.ts` holds the matching DDL (drizzle-kit is not used at
- * run time); a unit test checks the two agree. The FTS5 table lives in `search-index.ts`: drizzle has
- * no virtual tables.
+ * Every table of the database, the one place its shape is written: `migrate.ts` derives the DDL
+ * from these (`ddl.ts`), adding WITHOUT ROWID to the tables in `withoutRowid` below. Only the FTS5
+ * table is raw SQL, in `search-index.ts`: drizzle has no virtual tables.
  */
 
 /** Key/value facts about the file: schema version, the hash of the loaded fixtures. */
@@ -121,7 +121,6 @@ export const snapshotRows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sid, t.name, t.cid, t.id] })],
 );
-
 
 /**
  * Passwords set in a sandbox (scrypt hashes): users registered there, and baseline users or
@@ -306,3 +305,22 @@ export const deliveryAttempts = sqliteTable(
   // By sandbox too: expiry and eviction delete a sandbox's rows without a scan.
   (t) => [index('delivery_attempts_by_delivery').on(t.deliveryId), index('delivery_attempts_by_sandbox').on(t.sid)],
 );
+
+/**
+ * The tables stored WITHOUT ROWID: the primary key is the table's b-tree, so each sandbox's rows
+ * sit together on disk and a lookup by key is one descent. drizzle cannot declare it (it has no
+ * table option for it); `migrate.ts` writes it into these tables' DDL.
+ */
+export const withoutRowid: ReadonlySet<SQLiteTable> = new Set<SQLiteTable>([
+  base,
+  overlay,
+  snapshots,
+  snapshotRows,
+  authPasswords,
+  authProfiles,
+  resetTokens,
+  mailbox,
+  searchTerms,
+  searchDocs,
+  webhooks,
+]);

@@ -23,24 +23,9 @@ import type { Sqlite } from './open.js';
  */
 const tokenizer = `tokenize = 'unicode61 remove_diacritics 2'`;
 
+/** The one table drizzle cannot declare (it has no virtual tables), so raw SQL; `search_terms` and `search_docs` are in schema.ts. */
 export const searchDdl = `
-CREATE VIRTUAL TABLE IF NOT EXISTS search_base USING fts5(text, content = '', contentless_delete = 1, ${tokenizer});
-CREATE TABLE IF NOT EXISTS search_terms (
-  sid INTEGER NOT NULL,
-  cid INTEGER NOT NULL,
-  term TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  count INTEGER NOT NULL,
-  PRIMARY KEY (sid, cid, term, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS search_docs (
-  sid INTEGER NOT NULL,
-  cid INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  length INTEGER NOT NULL,
-  terms TEXT NOT NULL,
-  PRIMARY KEY (sid, cid, seq)
-) WITHOUT ROWID;`;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_base USING fts5(text, content = '', contentless_delete = 1, ${tokenizer});`;
 
 /** Per connection: the scratch table that runs the tokenizer, and its instance view. */
 const scratchDdl = `

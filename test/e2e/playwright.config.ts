@@ -4,7 +4,7 @@ import { defineConfig } from '@playwright/test';
 
 // The e2e suite of the Playwright fixture (`mockapi-sandbox/playwright`), run against the BUILT
 // package (dist/): `npm run build && npx playwright test -c test/e2e/playwright.config.ts`.
-// test/playwright-fixture.test.ts runs it from vitest and checks its JSON report.
+// test/playwright-fixture.slow.test.ts runs it from vitest and checks its JSON report.
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',

@@ -139,7 +139,7 @@ test('a fresh sandbox per test: nothing written yet', async ({ mockapi }) => {
   expect(Object.values(document.sandboxes[0].collections).every((c) => c.created.length + c.updated.length + c.deleted.length === 0)).toBe(true);
 });
 
-// Fails on purpose, only when asked (test/playwright-fixture.test.ts sets MOCKAPI_E2E_FAILING=1):
+// Fails on purpose, only when asked (test/playwright-fixture.slow.test.ts sets MOCKAPI_E2E_FAILING=1):
 // its report must carry its sandbox's export as the attachment mockapi-export.json.
 test('a failing test leaves its sandbox export in the report', async ({ request, mockapi }) => {
   test.skip(!process.env.MOCKAPI_E2E_FAILING, 'set MOCKAPI_E2E_FAILING=1 to run the deliberately failing test');

@@ -15,11 +15,12 @@ export function configuredServers() {
     while (cleanups.length) await cleanups.pop()!();
   });
   return {
-    async serve(config: Record<string, unknown>, db?: string): Promise<RunningServer & { configFile: string }> {
+    /** `cli`: the real CLI in its own process (to kill it), else in-process (see startServer). */
+    async serve(config: Record<string, unknown>, db?: string, { cli = false } = {}): Promise<RunningServer & { configFile: string }> {
       const dir = mkdtempSync(join(tmpdir(), 'mockapi-configured-'));
       const configFile = join(dir, 'mockapi.config.json');
       writeFileSync(configFile, JSON.stringify(config));
-      const server = await startServer({ args: ['--config', configFile], db });
+      const server = await startServer({ args: ['--config', configFile], db, cli });
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => server.cleanup());
       return Object.assign(server, { configFile });
     },

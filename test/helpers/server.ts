@@ -1,11 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { serveInProcess } from './in-process.js';
+import { spawnServe } from './spawned.js';
 
-export const repoRoot = resolve(import.meta.dirname, '../..');
-export const cliPath = join(repoRoot, 'bin/mockapi.mjs');
+export { cliPath, repoRoot } from './spawned.js';
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:43567 */
@@ -16,13 +17,18 @@ export interface RunningServer {
   db: string;
   /** A temporary folder owned by this server (removed by `cleanup`). */
   dir: string;
+  /** What the server logged: its stderr, or (in-process) the app's logged errors. */
+  stderr: () => string;
+  /** Stops (a signal to a spawned server; in-process: the SIGTERM shutdown) and resolves with the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  /** Stops if still running and removes the temporary folder. */
+  cleanup: () => Promise<void>;
+}
+
+/** A server run by the real CLI in its own process. */
+export interface CliServer extends RunningServer {
   proc: ChildProcess;
   stdout: () => string;
-  stderr: () => string;
-  /** Sends a signal and resolves with the exit code. */
-  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
-  /** Stops (SIGTERM) if still running and removes the temporary folder. */
-  cleanup: () => Promise<void>;
 }
 
 export interface StartOptions {
@@ -31,58 +37,53 @@ export interface StartOptions {
   /** Reuse a database file (for restart tests); default: a new temp file. */
   db?: string;
   cwd?: string;
+  /** Environment of the spawned CLI (implies `cli`). */
   env?: Record<string, string>;
+  /**
+   * Run the built CLI in its own process, for tests of the CLI itself (its output, signals, exit
+   * codes, a crash, `--watch`, which implies it). Default: the same runtime and app built in this
+   * test file's worker, listening on a free port, which starts in a fraction of the time.
+   */
+  cli?: boolean;
 }
 
-/** Starts the real CLI (`mockapi serve --port 0`) on a temporary SQLite file and waits for its URL. */
-export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+/** Starts `mockapi serve --port 0` on a temporary SQLite file (in-process unless `cli`) and waits until it listens. */
+export async function startServer(options: StartOptions & { cli: true }): Promise<CliServer>;
+export async function startServer(options?: StartOptions): Promise<RunningServer>;
+export async function startServer(options: StartOptions = {}): Promise<RunningServer | CliServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-test-'));
   const db = options.db ?? join(dir, 'test.db');
-  const proc = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db, ...(options.args ?? [])], {
-    cwd: options.cwd ?? dir,
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stdout!.on('data', (chunk) => (out += chunk));
-  proc.stderr!.on('data', (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((done) => proc.once('exit', (code) => done(code)));
-
-  const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not print its URL in 20 s\nstdout: ${out}\nstderr: ${err}`)), 20_000);
-    const check = () => {
-      const match = /http:\/\/[\w.\-[\]:]+:\d+/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        done(match[0]);
-      }
-    };
-    proc.stdout!.on('data', check);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
-    });
-  });
-
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-    return exited;
-  };
-  return {
-    url,
-    api: `${url}/api/v1`,
+  const args = options.args ?? [];
+  const cwd = options.cwd ?? dir;
+  const spawned = options.cli || options.env !== undefined || args.includes('--watch');
+  let server: Awaited<ReturnType<typeof serveInProcess | typeof spawnServe>>;
+  try {
+    server = spawned ? await spawnServe(db, args, cwd, options.env) : await serveInProcess(db, args, cwd);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const running: RunningServer = {
+    ...server,
+    api: `${server.url}/api/v1`,
     db,
     dir,
-    proc,
-    stdout: () => out,
-    stderr: () => err,
-    stop,
     cleanup: async () => {
-      await stop();
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  if (!spawned) {
+    // A test written for a spawned server learns what to change instead of reading undefined.
+    for (const key of ['proc', 'stdout']) {
+      Object.defineProperty(running, key, {
+        get: () => {
+          throw new Error(`server.${key}: this server runs in-process; start it with { cli: true } to get the process`);
+        },
+      });
+    }
+  }
+  return running;
 }
 
 export interface Answer<T = any> {
@@ -125,6 +126,8 @@ export function sandboxClient(api: string, sandboxId = `test-${crypto.randomUUID
  * Starts one server for the calling test file (beforeAll) and cleans it up (afterAll). The
  * returned object reads through to the running server, so tests write `server.api`.
  */
+export function useServer(options: StartOptions & { cli: true }): CliServer;
+export function useServer(options?: StartOptions): RunningServer;
 export function useServer(options: StartOptions = {}): RunningServer {
   let current: RunningServer | undefined;
   beforeAll(async () => {
@@ -143,9 +146,10 @@ export function useServer(options: StartOptions = {}): RunningServer {
 
 /** Polls until `check` returns true (for what the server does asynchronously, e.g. a `--watch` reload). */
 export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
+  // performance.now: a test may fake Date (test/helpers/clock.ts).
+  const until = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((wait) => setTimeout(wait, 50));
   }
 }

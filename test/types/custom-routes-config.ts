@@ -1,4 +1,4 @@
-// A config as a user writes it, compiled by test/custom-routes-types.test.ts: `ctx.collection('posts')`
+// A config as a user writes it, compiled by test/custom-routes-types.slow.test.ts: `ctx.collection('posts')`
 // and its operations are typed through defineConfig. Each line after `@ts-expect-error` is a
 // wrong call that must not compile (tsc fails on an expect-error line that compiles).
 import { defineConfig, type Post } from 'mockapi-sandbox';

@@ -1,47 +1,81 @@
-import { describe, expect, it } from 'vitest';
-import { getTableConfig } from 'drizzle-orm/sqlite-core';
+import { describe, expect, it, afterAll } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { is } from 'drizzle-orm';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/db/open.js';
 import * as schema from '../../src/db/schema.js';
 
-// migrate.ts writes the DDL by hand; this keeps it and the drizzle schema in step.
-describe('drizzle schema and DDL', () => {
-  const db = openDatabase(':memory:');
-  const tables = [
-    schema.meta,
-    schema.sandboxes,
-    schema.base,
-    schema.overlay,
-    schema.customCollections,
-    schema.snapshots,
-    schema.snapshotRows,
-    schema.authPasswords,
-    schema.authSessions,
-    schema.authProfiles,
-    schema.refreshTokens,
-    schema.resetTokens,
-    schema.mailbox,
-    schema.searchTerms,
-    schema.searchDocs,
-    schema.events,
-    schema.webhooks,
-    schema.deliveries,
-    schema.deliveryAttempts,
-  ];
+const tables = Object.values(schema).filter((value) => is(value, SQLiteTable)) as SQLiteTable[];
+const dir = mkdtempSync(join(tmpdir(), 'mockapi-schema-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('%s has the same columns', (name, table) => {
+// migrate.ts derives the DDL from schema.ts (db/ddl.ts): what SQLite made is what drizzle declares.
+describe('the DDL derived from the drizzle schema', () => {
+  const db = openDatabase(':memory:');
+  const master = (name: string) => db.sqlite.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(name) as string | undefined;
+
+  it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('%s has the declared columns, keys, indexes and storage', (name, table) => {
     const config = getTableConfig(table);
-    const actual = db.sqlite.prepare(`PRAGMA table_info(${name})`).all() as { name: string; type: string; notnull: number; pk: number }[];
+    const actual = db.sqlite.prepare(`PRAGMA table_info(${name})`).all() as { name: string; type: string; notnull: number; pk: number; dflt_value: string | null }[];
     expect(actual.map((c) => c.name).sort()).toEqual(config.columns.map((c) => c.name).sort());
     for (const column of config.columns) {
       const found = actual.find((c) => c.name === column.name)!;
       expect(found.type.toLowerCase(), `${name}.${column.name} type`).toBe(column.getSQLType().toLowerCase());
       expect(found.notnull === 1 || found.pk > 0, `${name}.${column.name} not null`).toBe(column.notNull);
+      expect(found.dflt_value, `${name}.${column.name} default`).toBe(column.default === undefined ? null : String(column.default));
     }
+    const key = config.primaryKeys[0]?.columns.map((c) => c.name) ?? config.columns.filter((c) => c.primary).map((c) => c.name);
+    expect(actual.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name)).toEqual(key);
+    for (const { config: index } of config.indexes) expect(master(index.name), index.name).toMatch(new RegExp(`^CREATE INDEX ${index.name} ON ${name} \\(`));
+    expect(master(name)!.endsWith(' WITHOUT ROWID'), `${name} WITHOUT ROWID`).toBe(schema.withoutRowid.has(table));
   });
 
   it('keeps overlay ids typed: integers stay integers, local ids stay text', () => {
     db.sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (1, 2, ?, 2, 1, '{}'), (1, 2, ?, 1, 2, '{}')`).run(7, 'local-x');
     const types = db.sqlite.prepare(`SELECT typeof(id) AS t FROM overlay ORDER BY seq`).pluck().all();
     expect(types).toEqual(['integer', 'text']);
+  });
+});
+
+describe('opening a file made by an older mockapi', () => {
+  it('a file from before sandboxes knew what they hold gains holds and bytes, worked out from its rows, and their index', () => {
+    const file = join(dir, 'before-holds.db');
+    const made = openDatabase(file);
+    const insert = made.sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at) VALUES (?, 1, 1) RETURNING sid`).pluck();
+    const writer = insert.get('writer') as number;
+    insert.get('reader');
+    made.sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (?, 1, 'local-a', 1, 1, '{"a":1}'), (?, 1, 7, 3, 2, NULL)`).run(writer, writer);
+    made.close();
+    // What that version's file looked like: no holds, no bytes, no index over them.
+    const raw = new Database(file);
+    raw.exec(`DROP INDEX sandboxes_holding; ALTER TABLE sandboxes DROP COLUMN holds; ALTER TABLE sandboxes DROP COLUMN bytes;`);
+    raw.close();
+
+    const opened = openDatabase(file);
+    try {
+      const rows = opened.sqlite.prepare(`SELECT key, holds, bytes FROM sandboxes ORDER BY key`).all();
+      // '{"a":1}' is 7 bytes; the tombstone counts as its id, '7'.
+      expect(rows).toEqual([
+        { key: 'reader', holds: 0, bytes: 0 },
+        { key: 'writer', holds: 1, bytes: 8 },
+      ]);
+      expect(opened.sqlite.prepare(`SELECT sql FROM sqlite_master WHERE name = 'sandboxes_holding'`).pluck().get()).toBe(
+        'CREATE INDEX sandboxes_holding ON sandboxes (holds, last_active_at)',
+      );
+    } finally {
+      opened.close();
+    }
+  });
+
+  it('a file of another schema version is refused, naming both versions', () => {
+    const file = join(dir, 'newer.db');
+    openDatabase(file).close();
+    const raw = new Database(file);
+    raw.prepare(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`).run();
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(/schema version 99 is not supported by this mockapi \(expects 1\)/);
   });
 });

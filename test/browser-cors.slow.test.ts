@@ -17,7 +17,7 @@ import { useServer } from './helpers/server.js';
  */
 const executablePath = '/usr/bin/chromium';
 const haveChromium = existsSync(executablePath);
-if (!haveChromium) console.warn(`browser-cors.test.ts skipped: ${executablePath} is missing (apt-get install chromium)`);
+if (!haveChromium) console.warn(`browser-cors.slow.test.ts skipped: ${executablePath} is missing (apt-get install chromium)`);
 
 const api = useServer();
 

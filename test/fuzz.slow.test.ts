@@ -1,11 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fc from 'fast-check';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { startServer, type CliServer } from './helpers/server.js';
 import { expectNoStack } from './helpers/problems.js';
 
-let server: RunningServer;
+let server: CliServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ cli: true });
 });
 afterAll(async () => {
   await server?.cleanup();
