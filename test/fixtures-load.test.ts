@@ -91,7 +91,7 @@ describe('loading fixtures', () => {
       mkdirSync(join(dir, 'empty'));
       writeFileSync(join(dir, 'empty/user.json'), '[]');
       writeFileSync(join(dir, 'empty.config.json'), JSON.stringify({ fixtures: './empty' }));
-      const empty = await startServer({ cwd: dir, args: ['--config', join(dir, 'empty.config.json')] });
+      const empty = await startServer({ cwd: dir, args: ['--config', join(dir, 'empty.config.json')], cli: true });
       try {
         expect((await sandboxClient(empty.api).get('/users')).body.data).toEqual([]);
         expect(empty.stderr()).toContain(`${join(dir, 'empty')} holds no collection file (users.json, posts.json, comments.json, todos.json): they start empty`);

@@ -70,7 +70,8 @@ describe('batched relations', () => {
     ['', 'every related record'],
     ['(limit: 3, sort: "-id")', 'list arguments on the relations'],
   ])('run the same few statements for 10 posts and for 100 (%s: %s)', (args) => {
-    const [small, large] = runQueries([nested(10, args), nested(100, args)]);
+    // The first query also fills the in-memory sandbox lookup (engine/sandbox-store.ts): count warm.
+    const [, small, large] = runQueries([nested(10, args), nested(10, args), nested(100, args)]);
     expect(small!.body.errors).toBeUndefined();
     expect(large!.body.errors).toBeUndefined();
     expect(large!.body.data!.posts.data).toHaveLength(100);

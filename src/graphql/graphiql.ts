@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
  * the versions the package was tested with, and an install carries these 4 MB of files instead of
  * graphiql's and React's packages.
  */
-const assetDir = new URL('../graphiql/', import.meta.url);
+// By the package root, so the same path serves from dist/ and from src/ (the in-process tests).
+const assetDir = new URL('../../dist/graphiql/', import.meta.url);
 const javascript = 'text/javascript; charset=utf-8';
 
 export const graphiqlAssets: Record<string, { file: URL; type: string }> = {

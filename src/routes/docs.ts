@@ -24,10 +24,11 @@ const contentSecurityPolicy = [
 
 /**
  * Redoc's bundle (1.1 MB), read on the first request for it, not at start: `npm run build` copies
- * it into dist/redoc/ (scripts/vendor-bundles.mjs), so redoc's own dependency tree is not installed.
+ * it into dist/redoc/ (scripts/vendor-bundles.mjs), so redoc's own dependency tree is not installed;
+ * found by the package root, so the same path serves from dist/ and from src/ (the in-process tests).
  */
 let script: Buffer | undefined;
-const redocScript = () => (script ??= readFileSync(new URL('../redoc/redoc.standalone.js', import.meta.url)));
+const redocScript = () => (script ??= readFileSync(new URL('../../dist/redoc/redoc.standalone.js', import.meta.url)));
 
 /**
  * `GET /docs` (outside `/api/v1`, contract section 13): the OpenAPI document rendered by Redoc,
