@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { nestingDepth } from '../json-depth.js';
 
 /**
  * Bounds on what a request sends, checked before graphql-js sees it: its parser, the literal
@@ -36,25 +37,12 @@ export function bracketDepth(query: string, max = inputBounds.brackets): number 
   return deepest;
 }
 
-/** Depth of a JSON value (the value itself is level 1); stops past `max`. */
-export function valueDepth(root: unknown, max = inputBounds.variableDepth): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > deepest && (deepest = depth) > max) return deepest;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /** The errors refusing a request's query text or variables before parsing, if any. */
 export function checkInput(query: string, variables: unknown): GraphQLError[] | undefined {
   if (bracketDepth(query) > inputBounds.brackets) {
     return [new GraphQLError(`the query nests deeper than ${inputBounds.brackets} brackets`, { extensions: { code: 'QUERY_TOO_DEEP' } })];
   }
-  if (valueDepth(variables) > inputBounds.variableDepth) {
+  if (nestingDepth(variables, inputBounds.variableDepth) > inputBounds.variableDepth) {
     return [new GraphQLError(`the variables nest deeper than ${inputBounds.variableDepth} levels`, { extensions: { code: 'VARIABLES_TOO_DEEP' } })];
   }
   return undefined;
