@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config.js';
+import { perConfig } from '../per-config.js';
 import type { AuthStore } from '../engine/auth-store.js';
 import type { Json } from '../engine/collection-store.js';
 import type { Engine } from '../engine/engine.js';
@@ -32,34 +33,11 @@ export interface Persona {
 const personaPrefix = 'persona:';
 const builtInPersonas: Role[] = ['admin', 'editor', 'viewer'];
 
-export function createAccounts(engine: Engine, auth: AuthStore, config: ResolvedConfig) {
+export function createAccounts(engine: Engine, auth: AuthStore, config: () => ResolvedConfig) {
   const users = engine.collection('users')!;
 
-  let built: { from: unknown; personas: Map<string, Persona> } | undefined;
-  /** The personas as configured now: worked out again when a config reload replaced them. */
-  function personas(): Map<string, Persona> {
-    if (built?.from !== config.auth.personas) built = { from: config.auth.personas, personas: buildPersonas() };
-    return built.personas;
-  }
-  function buildPersonas(): Map<string, Persona> {
-    const all = new Map<string, Persona>();
-    for (const role of builtInPersonas) {
-      all.set(role, { username: role, name: role[0].toUpperCase() + role.slice(1), email: `${role}@mockapi.local`, role, scopes: roles[role].scopes });
-    }
-    for (const [username, given] of Object.entries(config.auth.personas ?? {})) {
-      const base = all.get(username);
-      const role = (given.role ?? base?.role ?? 'editor') as Role;
-      all.set(username, {
-        username,
-        name: given.name ?? base?.name ?? username,
-        email: given.email ?? base?.email ?? `${username}@mockapi.local`,
-        password: given.password,
-        role,
-        scopes: given.scopes ? scopeList(given.scopes) : roles[role].scopes,
-      });
-    }
-    return all;
-  }
+  /** The personas of the config in force. */
+  const personas = (): Map<string, Persona> => personasOf(config());
 
   const personaAccount = (sandbox: string, persona: Persona): Account => {
     const id = `${personaPrefix}${persona.username}`;
@@ -99,12 +77,12 @@ export function createAccounts(engine: Engine, auth: AuthStore, config: Resolved
       if (hash) return verifyPassword(password, hash);
       if (account.kind === 'persona') {
         const persona = personas().get(account.id.slice(personaPrefix.length));
-        return sameText(password, persona?.password ?? config.auth.password);
+        return sameText(password, persona?.password ?? config().auth.password);
       }
       // A user registered in the sandbox has a hash; one imported without it (exports carry no
       // passwords) has none and cannot log in until a password reset.
       if (typeof account.user.id !== 'number') return false;
-      return sameText(password, config.auth.password);
+      return sameText(password, config().auth.password);
     },
 
     /** Whether a login name or email is taken by a persona (registration must not shadow one). */
@@ -119,3 +97,24 @@ export function createAccounts(engine: Engine, auth: AuthStore, config: Resolved
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+/** The built-in personas with the config's own merged in, made once per config. */
+const personasOf = perConfig((config: ResolvedConfig): Map<string, Persona> => {
+  const all = new Map<string, Persona>();
+  for (const role of builtInPersonas) {
+    all.set(role, { username: role, name: role[0].toUpperCase() + role.slice(1), email: `${role}@mockapi.local`, role, scopes: roles[role].scopes });
+  }
+  for (const [username, given] of Object.entries(config.auth.personas ?? {})) {
+    const base = all.get(username);
+    const role = (given.role ?? base?.role ?? 'editor') as Role;
+    all.set(username, {
+      username,
+      name: given.name ?? base?.name ?? username,
+      email: given.email ?? base?.email ?? `${username}@mockapi.local`,
+      password: given.password,
+      role,
+      scopes: given.scopes ? scopeList(given.scopes) : roles[role].scopes,
+    });
+  }
+  return all;
+});

@@ -32,7 +32,8 @@ export interface IssueOptions {
  * transaction (`sessions.ts`, `profile.ts`, `recovery.ts`); no HTTP here, the routes parse input
  * and shape output.
  */
-export function createAuth(engine: Engine, config: ResolvedConfig) {
+/** `config` gives the config in force (a reload swaps it whole). */
+export function createAuth(engine: Engine, config: () => ResolvedConfig) {
   const store = engine.auth;
   const accounts = createAccounts(engine, store, config);
   let current: { secret: string; tokens: Tokens } | undefined;
@@ -41,7 +42,7 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
 
   /** The signer for the key in force: `auth.secret`, else the one kept in the file (a reload may change it). */
   const tokens = (): Tokens => {
-    const secret = config.auth.secret ?? (stored ??= store.storedSecret(newSecret));
+    const secret = config().auth.secret ?? (stored ??= store.storedSecret(newSecret));
     if (current?.secret !== secret) current = { secret, tokens: createTokens(new TextEncoder().encode(secret)) };
     return current!.tokens;
   };
@@ -62,9 +63,9 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
     issueIn(sandbox: string, account: Account, options: IssueOptions & { family?: string; login?: boolean }): TokenAnswer {
       const family = options.family ?? `fam_${randomUUID()}`;
       const base = { sub: account.id, sid: sandbox, role: account.role, scope: account.scopes.join(' '), fam: family };
-      const accessTtl = Math.min(options.accessTtl ?? config.auth.accessTtl, config.auth.accessTtl);
+      const accessTtl = Math.min(options.accessTtl ?? config().auth.accessTtl, config().auth.accessTtl);
       const access = tokens().sign('access', base, accessTtl, options.now);
-      const refresh = tokens().sign('refresh', base, config.auth.refreshTtl, options.now);
+      const refresh = tokens().sign('refresh', base, config().auth.refreshTtl, options.now);
       const sid = engine.sandboxes.ensureRow(sandbox);
       store.issueRefresh(refresh.claims.jti, family, sid, account.id, refresh.claims.exp);
       if (options.login) {
@@ -118,7 +119,7 @@ export function createAuth(engine: Engine, config: ResolvedConfig) {
 
 export type AuthCore = {
   engine: Engine;
-  config: ResolvedConfig;
+  config: () => ResolvedConfig;
   accounts: ReturnType<typeof createAccounts>;
   store: Engine['auth'];
   tokens: () => Tokens;

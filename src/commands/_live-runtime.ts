@@ -21,8 +21,8 @@ interface Generation {
 }
 
 /**
- * The one indirection between the HTTP server and the runtime (STYLE.md, "Config as one
- * schema"): `serve --watch` swaps in a whole new runtime and app when the config's
+ * The one indirection between the HTTP server and the runtime (STYLE.md, "One config, swapped
+ * whole"): `runtime.reconfigure` swaps in a whole new runtime and app here when the config's
  * `collections` change, since stores, search statements and the GraphQL schema are built from
  * them. Each request is answered by the runtime that was current when it arrived; a replaced one
  * closes once its requests have ended, so a request in flight (a GraphQL resolver or a body read
@@ -63,7 +63,7 @@ export function liveRuntime(first: Runtime): LiveRuntime {
     if (old.open === 0) close();
   };
 
-  return {
+  const live: LiveRuntime = {
     get current() {
       return current.runtime;
     },
@@ -85,7 +85,8 @@ export function liveRuntime(first: Runtime): LiveRuntime {
     async replace(config) {
       let next: Generation;
       try {
-        const runtime = await createRuntime(config);
+        // Its own `reconfigure` swaps it in turn when `collections` change again.
+        const runtime = await createRuntime(config, { rebuild: (later) => live.replace(later) });
         try {
           next = generationOf(runtime);
         } catch (error) {
@@ -109,6 +110,7 @@ export function liveRuntime(first: Runtime): LiveRuntime {
       current.runtime.close();
     },
   };
+  return live;
 }
 
 /**

@@ -4,7 +4,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { ConsolaInstance } from 'consola';
 import { loadMockapiConfig, type ConfigFlags, type ResolvedConfig } from '../config.js';
-import type { Runtime } from '../runtime.js';
+import type { Reconfigured, Runtime } from '../runtime.js';
 import { fixtureFile } from '../engine/baseline.js';
 
 /**
@@ -13,22 +13,11 @@ import { fixtureFile } from '../engine/baseline.js';
  */
 const settleMs = 150;
 
-/** Settings objects that routes read per request, so new values apply without a restart. */
-const liveSettings = ['limits', 'auth', 'webhooks', 'simulate', 'cors'] as const;
-/** Bound when the server starts: a change is reported, not applied. */
-const restartSettings = ['port', 'host', 'db'] as const;
-
 export interface WatchOptions {
   /** The flags serve loaded the config with; they keep winning over the file on every reload. */
   flags: ConfigFlags;
   cwd?: string;
   log: ConsolaInstance;
-  /**
-   * Swaps in a new runtime built from `config` (serve's one indirection), for a change of the
-   * `collections` key; throws and keeps the current one when it cannot be built. Without it such
-   * a change asks for a restart.
-   */
-  replace?: (config: ResolvedConfig) => Promise<Runtime>;
 }
 
 export interface RuntimeWatcher {
@@ -39,7 +28,7 @@ export interface RuntimeWatcher {
 
 /**
  * `serve --watch`: reloads the baseline when a fixture file changes and the config when its file
- * changes; a change of the config's `collections` swaps in a new runtime (`options.replace`).
+ * changes (`runtime.reconfigure`, which swaps in a new runtime when the config's `collections` changed).
  * Like json-server's watcher it forgives: a broken file keeps the last good state and prints one
  * line, and no error of the watcher ever stops the server.
  */
@@ -166,7 +155,12 @@ async function startWatching(first: Runtime, options: WatchOptions): Promise<Run
     else if (fixed) log.success('fixtures load again; the baseline is unchanged');
   }
 
-  /** Applies a changed config file; returns whether the fixtures must be loaded again (a new folder or runtime). */
+  /**
+   * Applies a changed config file through `runtime.reconfigure`; returns whether the fixtures must
+   * be loaded again (a new folder, or a new runtime for a new `collections` key: stores, search
+   * statements and the GraphQL schema are built from the definitions; it uses the same database,
+   * so sandboxes keep their writes).
+   */
   async function reloadConfig(): Promise<boolean> {
     let next: ResolvedConfig;
     try {
@@ -176,61 +170,41 @@ async function startWatching(first: Runtime, options: WatchOptions): Promise<Run
       return false;
     }
     if (closed) return false;
-    const fixed: string[] = restartSettings.filter((key) => next[key] !== config[key]);
     const file = relative(cwd, config.configFile ?? '') || basename(config.configFile ?? '');
-    const collectionChanges = describeCollectionChanges(config.collections, next.collections);
-    if (collectionChanges && options.replace) return swapRuntime(next, file, collectionChanges, fixed);
-    if (collectionChanges) fixed.push('collections');
-    for (const key of liveSettings) replaceContents(config[key], next[key]);
-    // Swapped whole, not refilled: the custom routes step compiles its table again when this object changes.
-    config.routes = next.routes;
-    // The answers cached under the old limits (page sizes, simulation) are stale too.
-    runtime.engine.everythingChanged();
-    const moved = next.fixtures !== config.fixtures;
-    if (moved) {
-      config.fixtures = next.fixtures;
-      lastGood = new Map();
-    }
-    // The caller reloads a new folder once it is watched, so an edit made meanwhile is not lost.
-    retryFiles = new Set();
-    await rewatch();
-    log.success(`reloaded config ${file}${moved ? ` (fixtures now from ${config.fixtures})` : ''}`);
-    warnRestart(fixed, file);
-    return moved;
-  }
-
-  /**
-   * A new `collections` key: stores, search statements and the GraphQL schema are built from the
-   * definitions, so a new runtime replaces the served one (on the same database: sandboxes keep
-   * their writes). Every other key of `next` comes with it, but port, host and db stay bound.
-   */
-  async function swapRuntime(next: ResolvedConfig, file: string, changes: string, fixed: string[]): Promise<boolean> {
-    const bound = { ...next, port: config.port, host: config.host, db: config.db };
-    let swapped: Runtime;
+    const changes = describeCollectionChanges(config.collections, next.collections);
+    let reconfigured: Reconfigured;
     try {
-      swapped = await options.replace!(bound);
+      reconfigured = await runtime.reconfigure(next);
     } catch (error) {
-      // The fixtures stay watched (the new declared ones too): fixing the broken one tries this config again.
+      // The new collections could not be served. Their fixtures stay watched (the new declared
+      // ones too): fixing the broken one tries this config again.
       retryFiles = new Set([...names.map(fileOf), ...Object.values(next.collections).map((c) => c.fixture)]);
       await rewatch();
       fail(`config not reloaded, keeping the last good one: ${(error as Error).message}`);
       return false;
     }
-    runtime = swapped;
+    const { restart } = reconfigured;
+    const rebuilt = changes !== '' && !restart.includes('collections');
+    const moved = reconfigured.runtime.config.fixtures !== config.fixtures;
+    runtime = reconfigured.runtime;
     config = runtime.config;
     collections = runtime.engine.collections;
     names = collections.map((c) => c.name);
     retryFiles = new Set();
-    lastGood = new Map();
-    failing = false;
-    // A new collection's fixture may be in a folder not watched yet; the caller reloads the
-    // fixtures once the watcher is ready, so an edit made meanwhile is not lost.
+    if (rebuilt || moved) lastGood = new Map();
+    if (rebuilt) failing = false;
+    // A new folder (or a new collection's fixture in one) is watched before the caller reloads
+    // the fixtures, so an edit made meanwhile is not lost.
     await rewatch();
-    // Each runtime opens its own connection: an in-memory database is a new, empty one.
-    const memory = config.db === ':memory:' ? '; --db :memory: started over with an empty database' : '';
-    log.success(`reloaded config ${file} (collections: ${changes})${memory}`);
-    warnRestart(fixed, file);
-    return true;
+    if (rebuilt) {
+      // Each runtime opens its own connection: an in-memory database is a new, empty one.
+      const memory = config.db === ':memory:' ? '; --db :memory: started over with an empty database' : '';
+      log.success(`reloaded config ${file} (collections: ${changes})${memory}`);
+    } else {
+      log.success(`reloaded config ${file}${moved ? ` (fixtures now from ${config.fixtures})` : ''}`);
+    }
+    warnRestart(restart, file);
+    return rebuilt || moved;
   }
 
   /** A new watcher when the watched folders changed (chokidar's add() has no second 'ready'). */
@@ -299,12 +273,6 @@ function describeCollectionChanges(before: ResolvedConfig['collections'], after:
   // Only the order differs: collections are built in config order (the baseline's hash includes it), as on a restart.
   if (!changes.length && JSON.stringify(before) !== JSON.stringify(after)) changes.push('reordered');
   return changes.join(', ');
-}
-
-/** Makes `target` hold exactly `source`'s keys, keeping the object that routes already hold. */
-function replaceContents(target: object, source: object): void {
-  for (const key of Object.keys(target)) if (!(key in source)) delete (target as Record<string, unknown>)[key];
-  Object.assign(target, source);
 }
 
 function oneLine(text: string): string {

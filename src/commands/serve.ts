@@ -75,7 +75,8 @@ async function serve(options: ServeOptions): Promise<void> {
   const probe = await probePort(port, host);
   if (probe) throw toListenError(probe, port, host);
 
-  const runtime = await createRuntime(config);
+  // Under --watch, a new `collections` key is served by a new runtime and app (`live`).
+  const runtime = await createRuntime(config, { rebuild: (next) => live.replace(next) });
   const noFixture = noFixtureWarning(config.fixtures, runtime.engine.collections);
   if (noFixture) log.warn(noFixture);
   let listener: Listener;
@@ -110,7 +111,7 @@ async function serve(options: ServeOptions): Promise<void> {
     process.exit(1);
   });
   // Ready before the URL is printed, so a change made by whoever waits for the URL is seen.
-  const watcher = options.watch ? await (await import('./_watch.js')).watchRuntime(runtime, { flags, log, replace: (next) => live.replace(next) }) : undefined;
+  const watcher = options.watch ? await (await import('./_watch.js')).watchRuntime(runtime, { flags, log }) : undefined;
   stopOnSignals(listener, live, watcher);
 
   const url = `http://${urlHost(host)}:${actual}`;

@@ -207,7 +207,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         const sid = sandboxes.open(sandbox);
         const checked = validated(sid, fields);
         checkUnique(sid, checked, null);
-        // Read per write: a `--watch` reload changes the limits in place.
+        // Read per write: the limits read through to the config in force (`runtime.reconfigure`).
         const cap = limits[capName] ?? limits.createdPerCollection;
         if ((view.createdCount.get({ sid, cid }) as number) >= cap) {
           throw quotaExceeded(`a sandbox may hold at most ${cap} created ${definition.name} (limits.${capName}); delete one or reset the sandbox`);

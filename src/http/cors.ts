@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import type { ResolvedConfig } from '../config.js';
 import { corsOriginNotAllowed } from '../errors.js';
+import { perConfig } from '../per-config.js';
 
 declare module 'h3' {
   interface H3EventContext {
@@ -77,19 +78,11 @@ function allowedHeaders(asked: string | null): string {
 /**
  * Whether an origin may call with credentials. `cors.origins` is `"*"` (the default), one origin or
  * a list; origins compare as `scheme://host[:port]`, host case-insensitive, no trailing slash,
- * a default port the same as none. Read on each request, rebuilt only when the value changes.
+ * a default port the same as none. Made once per config.
  */
 function originPolicy(): (config: Pick<ResolvedConfig, 'cors'>, origin: string) => boolean {
-  let seen: unknown;
-  let allows: (origin: string) => boolean = () => true;
-  return (config, origin) => {
-    const origins = config.cors.origins;
-    if (origins !== seen) {
-      seen = origins;
-      allows = toPolicy(origins);
-    }
-    return allows(origin);
-  };
+  const policyOf = perConfig((config: Pick<ResolvedConfig, 'cors'>) => toPolicy(config.cors.origins));
+  return (config, origin) => policyOf(config)(origin);
 }
 
 function toPolicy(origins: string | string[]): (origin: string) => boolean {

@@ -11,7 +11,7 @@ type Hooks = Pick<H3Config, 'onRequest' | 'onResponse'>;
  */
 export function createMetrics(runtime: Runtime) {
   const recorder = createRequestRecorder();
-  const labelOf = createRouteLabeller(runtime.config, (name) => runtime.engine.collection(name) !== undefined);
+  const labelOf = createRouteLabeller(() => runtime.config, (name) => runtime.engine.collection(name) !== undefined);
   let exposition: Promise<{ contentType: string; text(): Promise<string> }> | undefined;
 
   return {

@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import type { ResolvedConfig } from '../config.js';
 import { compileRoutes, type RouteTable } from '../custom-routes/route-table.js';
+import { perConfig } from '../per-config.js';
 
 /** The label of requests no route matched: their URLs would make one series each. */
 export const unmatchedRoute = 'unmatched';
@@ -10,17 +11,12 @@ export const unmatchedRoute = 'unmatched';
  * a collection of the server (`/api/v1/posts/:id`: a bounded set), or the config's custom route
  * that answered it (`GET /users/featured`). Never the raw URL. Each label is made once and kept.
  */
-export function createRouteLabeller(config: ResolvedConfig, isCollection: (name: string) => boolean) {
+export function createRouteLabeller(config: () => ResolvedConfig, isCollection: (name: string) => boolean) {
   const filled = new Map<string, Map<string, string>>();
-  let compiledFrom: ResolvedConfig['routes'] | undefined;
-  let table: RouteTable | undefined;
+  const tableOf = perConfig(({ routes }: ResolvedConfig): RouteTable | undefined => (Object.keys(routes).length ? compileRoutes(routes) : undefined));
 
   const customRoute = (event: H3Event): string | undefined => {
-    const routes = config.routes;
-    if (routes !== compiledFrom) {
-      compiledFrom = routes;
-      table = Object.keys(routes).length ? compileRoutes(routes) : undefined;
-    }
+    const table = tableOf(config());
     const path = event.url.pathname;
     if (!table || !path.startsWith('/api/v1/')) return undefined;
     return table.match(event.req.method, path.slice('/api/v1'.length))?.route?.key;

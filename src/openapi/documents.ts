@@ -1,3 +1,4 @@
+import { perConfig } from '../per-config.js';
 import type { Runtime } from '../runtime.js';
 import { buildOpenApi, type DocumentSource } from './document.js';
 import { toOpenApi30 } from './to-3.0.js';
@@ -11,18 +12,14 @@ export function openApiTexts(source: DocumentSource, version: string, indent?: n
 }
 
 /**
- * The documents a runtime serves, built on the first request for one (about 60 ms: not on every
- * start) and again after a `--watch` reload changed what they describe: `config.routes` is swapped whole and `limits` refilled in place; a change of
- * collections builds a new runtime, and so new documents.
+ * The documents a runtime serves, built on the first request for them (about 60 ms: not on every
+ * start) and once per config after that: a `--watch` reload brings a new config, a change of
+ * collections a new runtime, and so new documents.
  */
 export function servedDocuments(runtime: Runtime): () => Record<OpenApiFormat, string> {
-  const { config, engine } = runtime;
-  let builtFrom: [unknown, number] | undefined;
-  let texts: Record<OpenApiFormat, string> | undefined;
-  const build = () => {
-    builtFrom = [config.routes, config.limits.maxPageSize];
-    texts = openApiTexts({ collections: engine.collections, maxPageSize: config.limits.maxPageSize, routes: config.routes }, runtime.version);
-    return texts;
-  };
-  return () => (texts && builtFrom?.[0] === config.routes && builtFrom[1] === config.limits.maxPageSize ? texts : build());
+  const { engine } = runtime;
+  const documentsOf = perConfig((config: Runtime['config']) =>
+    openApiTexts({ collections: engine.collections, maxPageSize: config.limits.maxPageSize, routes: config.routes }, runtime.version),
+  );
+  return () => documentsOf(runtime.config);
 }

@@ -17,7 +17,7 @@ import { route, sendJson, type MethodHandlers } from './_resource.js';
  * a config reload under `--watch` applies at once.
  */
 export function addCollectionRoutes(app: H3, runtime: Runtime): void {
-  const { engine, config } = runtime;
+  const { engine } = runtime;
 
   const storeOf = (event: H3Event, name = event.context.params?.collection ?? ''): CollectionStore => {
     const store = engine.collection(name);
@@ -57,7 +57,7 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
         const target = storeOf(event, relation.collection).definition;
         return answer(event, sandbox, () =>
           engine
-            .forSandbox(sandbox, { maxPageSize: config.limits.maxPageSize })
+            .forSandbox(sandbox, { maxPageSize: runtime.config.limits.maxPageSize })
             .collection(store.definition.name)
             .relatedJson(id, relation.name, event.url.searchParams, relationsOf(event, target)),
         );
@@ -106,7 +106,7 @@ export interface CollectionRouteOptions {
  * the store and which scopes it needs.
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
-  const { engine, config } = runtime;
+  const { engine } = runtime;
   const { storeOf, scope, readScopes, isPublic, name } = options;
   const scopeText = (action: string) => (isPublic ? `${name}:${action}` : `${name}:${action} or custom:${action}`);
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
@@ -128,7 +128,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
       const store = storeOf(event);
       const sandbox = sandboxOf(event);
       const id = idOf(event);
-      const record = apply(store, sandbox, id, await readJsonObject(event, config.limits.bodyBytes));
+      const record = apply(store, sandbox, id, await readJsonObject(event, runtime.config.limits.bodyBytes));
       if (!record) throw missing(store, id);
       return record;
     };
@@ -140,7 +140,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
         return answer(event, sandbox, () => {
-          const query = parseListQuery(event.url.searchParams, config.limits.maxPageSize, store.definition, relationsOf(event, store.definition));
+          const query = parseListQuery(event.url.searchParams, runtime.config.limits.maxPageSize, store.definition, relationsOf(event, store.definition));
           return listBody(store, sandbox, query);
         });
       },
@@ -150,7 +150,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
       handler: async (event) => {
         const store = storeOf(event);
         const sandbox = sandboxOf(event);
-        return store.create(sandbox, await readJsonObject(event, config.limits.bodyBytes));
+        return store.create(sandbox, await readJsonObject(event, runtime.config.limits.bodyBytes));
       },
     },
   };

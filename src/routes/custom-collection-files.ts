@@ -24,7 +24,7 @@ const tables = () => import('../formats/tables.js');
  * as a `POST` would, all or none.
  */
 export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
-  const { engine, config } = runtime;
+  const { engine } = runtime;
   const nameOf = customNameOf;
   const either = (event: H3Event, action: string) => [customCollectionScope(nameOf(event), action)];
 
@@ -60,9 +60,9 @@ export function addCustomCollectionFileRoutes(app: H3, runtime: Runtime): void {
         if (!csv && type !== xlsxContentType) {
           throw unsupportedMediaType(`send the file as text/csv or ${xlsxContentType}${type ? `, not ${type}` : ''}`);
         }
-        const bytes = await readBytes(event, config.limits.bodyBytes);
+        const bytes = await readBytes(event, runtime.config.limits.bodyBytes);
         // Expanded, a workbook's cells may hold no more text than it may inflate to.
-        const limits = { maxRows: config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
+        const limits = { maxRows: runtime.config.limits.customRecords, maxColumns, maxUncompressedBytes, maxDepth: maxRecordDepth, maxExpandedText: maxUncompressedBytes };
         const { csvToRecords, xlsxToRecords, TableError } = await tables();
         let records: Record<string, unknown>[];
         try {

@@ -12,7 +12,7 @@ import { route } from './_resource.js';
  * A token needs `<name>:<action>` or `custom:<action>`.
  */
 export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
-  const { engine, config } = runtime;
+  const { engine } = runtime;
   const nameOf = customNameOf;
   const { list, one } = collectionResources(runtime, {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
@@ -30,7 +30,7 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
         const collections = engine.custom.list(sandboxOf(event));
         return {
           data: collections.map((c) => ({ name: c.name, count: c.count, url: `/api/v1/custom/${c.name}` })),
-          limits: { collections: config.limits.customCollections, recordsPerCollection: config.limits.customRecords },
+          limits: { collections: runtime.config.limits.customCollections, recordsPerCollection: runtime.config.limits.customRecords },
         };
       },
     },

@@ -1,12 +1,12 @@
 import type { H3Event, Middleware } from 'h3';
 import { authorize } from '../auth/authorize.js';
-import type { ResolvedConfig } from '../config.js';
 import { toAnswer } from '../custom-routes/answer.js';
 import { createRouteContext } from '../custom-routes/context.js';
 import { limitedRequest } from '../custom-routes/request.js';
 import { compileRoutes, type CustomRoute, type RouteTable } from '../custom-routes/route-table.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import { contextOf } from '../http/context.js';
+import { perConfig } from '../per-config.js';
 import type { Runtime } from '../runtime.js';
 
 const apiPrefix = '/api/v1';
@@ -16,26 +16,14 @@ const noRoute = Symbol.for('h3.notFound');
 /**
  * The config's custom routes (contract section 19), the last step of the request chain: after
  * identify and simulate, before the generated routes, so `GET /users/featured` wins over
- * `/users/{id}`. The route table is compiled from `runtime.config.routes` and compiled again when
- * that object is swapped (`serve --watch` swaps it whole on a reload): the one indirection that
- * lets routes change without rebuilding the app.
+ * `/users/{id}`. The route table is compiled once per config, from the config the request
+ * started with: a `serve --watch` reload changes routes without rebuilding the app.
  */
 export function customRoutes(runtime: Runtime): Middleware {
-  const { config } = runtime;
-  let compiledFrom: ResolvedConfig['routes'] | undefined;
-  let table: RouteTable | undefined;
-  const current = (): RouteTable => {
-    if (config.routes !== compiledFrom || !table) {
-      table = compileRoutes(config.routes);
-      compiledFrom = config.routes;
-    }
-    return table;
-  };
-
   return (event, next) => {
     // The request context runs for API paths only.
     if (!event.context.ctx) return;
-    const routes = current();
+    const routes = tableOf(contextOf(event).config);
     if (!routes.size) return;
     const match = routes.match(event.req.method, event.url.pathname.slice(apiPrefix.length) || '/');
     if (!match) return;
@@ -60,9 +48,12 @@ async function otherMethod(event: H3Event, next: () => unknown, allow: string[])
   throw methodNotAllowed(event.req.method, [...methods]);
 }
 
+const tableOf = perConfig((config: Runtime['config']): RouteTable => compileRoutes(config.routes));
+
 async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params: Record<string, string>): Promise<Response> {
-  const { config, engine } = runtime;
+  const { engine } = runtime;
   const identity = contextOf(event);
+  const { config } = identity;
   // The route's own declaration (contract section 19): guests only where public, a token needs the named scope.
   authorize(identity, route.scope ? [route.scope] : [], route.public);
   const ctx = createRouteContext({

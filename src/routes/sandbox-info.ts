@@ -40,7 +40,7 @@ export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'o
 
 /** `GET /api/v1/sandbox` and `GET /api/v1/sandbox/activity`: the requester's own sandbox. */
 export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {
-  const { engine, config } = runtime;
+  const { engine } = runtime;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   route(app, '/api/v1/sandbox', {
@@ -56,15 +56,15 @@ export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: Snaps
         const lastActiveAt = Math.max(row?.lastActiveAt ?? 0, seen.lastSeen);
         const created = engine.sandboxes.createdCounts(row?.sid ?? 0);
         const quotas: Record<string, object> = Object.fromEntries(
-          engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: config.limits.createdPerCollection }]),
+          engine.collections.map((c) => [c.name, { created: created.get(c.cid) ?? 0, limit: runtime.config.limits.createdPerCollection }]),
         );
         // limit 0: no bound (contract section 12).
-        quotas.bytes = { used: row?.bytes ?? 0, limit: config.limits.sandboxBytes };
+        quotas.bytes = { used: row?.bytes ?? 0, limit: runtime.config.limits.sandboxBytes };
         // Custom collections: how many hold records, and each one's records against its cap.
         const custom = engine.custom.list(sandbox);
         quotas.custom = {
-          collections: { used: custom.length, limit: config.limits.customCollections },
-          records: Object.fromEntries(custom.map((c) => [c.name, { created: c.count, limit: config.limits.customRecords }])),
+          collections: { used: custom.length, limit: runtime.config.limits.customCollections },
+          records: Object.fromEntries(custom.map((c) => [c.name, { created: c.count, limit: runtime.config.limits.customRecords }])),
         };
         return {
           id: sandbox,

@@ -10,7 +10,6 @@ import { route } from './_resource.js';
 
 /** `/api/v1/sandbox/snapshots/*`: named copies of the requester's own sandbox. */
 export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {
-  const { config } = runtime;
   const shape = (snapshot: SnapshotInfo) => ({ ...snapshot, createdAt: new Date(snapshot.createdAt).toISOString() });
   const nameOf = (event: H3Event) => getRouterParam(event, 'name', { decode: true }) ?? '';
   const missing = (name: string) => notFound(`this sandbox has no snapshot named ${JSON.stringify(name)}`);
@@ -22,7 +21,7 @@ export function addSnapshotRoutes(app: H3, runtime: Runtime, snapshots: Snapshot
       note: 'replacing a snapshot by its name needs sandbox:delete too',
       handler: async (event) => {
         const sandbox = sandboxOf(event);
-        const body = await readJsonObject(event, config.limits.bodyBytes);
+        const body = await readJsonObject(event, runtime.config.limits.bodyBytes);
         const problems: FieldProblem[] = Object.keys(body)
           .filter((key) => key !== 'name')
           .map((key) => ({ path: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a known field' }));

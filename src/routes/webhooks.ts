@@ -11,7 +11,7 @@ import { readInteger } from '../engine/list-query.js';
 import type { Runtime } from '../runtime.js';
 import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
 import { checkSubscription } from '../webhooks/subscription-input.js';
-import { readWebhookSettings } from '../webhooks/webhook-config.js';
+import { webhookSettings } from '../webhooks/webhook-config.js';
 import { readJsonObject } from './_body.js';
 import { route } from './_resource.js';
 
@@ -21,7 +21,7 @@ export function addWebhookRoutes(app: H3, runtime: Runtime): void {
   const store = engine.webhooks;
   const idOf = (event: H3Event, name = 'id') => getRouterParam(event, name, { decode: true }) ?? '';
   const missing = (id: string) => notFound(`this sandbox has no webhook ${JSON.stringify(id)}`);
-  const settings = () => readWebhookSettings(runtime.config);
+  const settings = () => webhookSettings(runtime.config);
   /** Signing secrets go to `webhooks:write` holders only: a reader could forge deliveries with one. */
   const shown = (event: H3Event, hook: Subscription) => (holds(contextOf(event), 'webhooks:write') ? hook : withoutSecret(hook));
   const subscription = (event: H3Event) => {

@@ -6,6 +6,7 @@ import { clientClosedRequest, invalidSimulation, rateLimited, simulatedFailure, 
 import { delay } from './delay.js';
 import { parseLatency, pickDelay, type LatencyRange } from './latency.js';
 import { createRateLimiter, parseRateLimit, type RateRule } from './rate-limit.js';
+import { perConfig } from '../per-config.js';
 
 /** What one request asked for, every value checked before anything waits or answers (`ctx.simulate`). */
 export interface Simulation {
@@ -130,19 +131,9 @@ function simulationQuery(event: H3Event): { delay?: string; status?: string } | 
 
 export type SimulationDefaults = (config: ResolvedConfig) => { latency?: LatencyRange; rateLimit?: RateRule } | undefined;
 
-/** The config's defaults, parsed once per value (a `--watch` reload may change them). */
+/** The config's defaults, parsed once per config. */
 export function createSimulationDefaults(): SimulationDefaults {
-  let seenLatency: unknown;
-  let seenRate: unknown;
-  let parsed: { latency?: LatencyRange; rateLimit?: RateRule } | undefined;
-  return (config) => {
-    const { latency, rateLimit } = config.simulate;
-    if (latency === seenLatency && rateLimit === seenRate) return parsed;
-    seenLatency = latency;
-    seenRate = rateLimit;
-    parsed = latency === undefined && rateLimit === undefined ? undefined : parseSimulationConfig(config);
-    return parsed;
-  };
+  return perConfig(({ simulate }: ResolvedConfig) => (simulate.latency === undefined && simulate.rateLimit === undefined ? undefined : parseSimulationConfig({ simulate })));
 }
 
 /**

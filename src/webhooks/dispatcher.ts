@@ -6,7 +6,7 @@ import { deliveryBody, newDeliveryId } from './delivery-body.js';
 import { hostAllowed } from './subscription-input.js';
 import { signatureHeaders } from './signature.js';
 import { postJson, socketsPerHost } from './post.js';
-import { readWebhookSettings, type ConfigSubscription, type WebhookSettings } from './webhook-config.js';
+import { webhookSettings, type ConfigSubscription, type WebhookSettings } from './webhook-config.js';
 
 /** At most this many attempts run at once against one host (a slow receiver must not starve the others), and in all. */
 const perHost = socketsPerHost;
@@ -32,7 +32,7 @@ export interface Dispatcher {
  * target host; each is recorded with its outcome, and 5xx, timeouts and connection errors are tried
  * again with exponential backoff and jitter until `webhooks.attempts` attempts were made.
  */
-export function startDispatcher(engine: Engine, config: () => unknown): Dispatcher {
+export function startDispatcher(engine: Engine, config: () => object): Dispatcher {
   const store = engine.webhooks;
   const active = new Map<string, number>();
   const inFlight = new Map<string, AbortController>();
@@ -63,7 +63,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
         cursor = store.cursor() ?? 0;
       }
       for (;;) {
-        const settings = readWebhookSettings(config());
+        const settings = webhookSettings(config());
         const rows = engine.changes.after(cursor, batch);
         if (!rows.length) break;
         const deliveries: NewDelivery[] = [];
@@ -156,7 +156,7 @@ export function startDispatcher(engine: Engine, config: () => unknown): Dispatch
   const pump = () => {
     pumpQueued = false;
     if (stopped) return;
-    const settings = readWebhookSettings(config());
+    const settings = webhookSettings(config());
     if (queue.length < readAhead / 2) refill();
     startQueued(settings);
     if (!queue.length) schedule();

@@ -1,5 +1,6 @@
 import { isEventPattern } from '../engine/event-pattern.js';
 import { signatureFormats, type SignatureFormat } from '../engine/webhook-store.js';
+import { perConfig } from '../per-config.js';
 import { standardKey } from './signature.js';
 
 /** `webhooks` of the config (contract section 2), read defensively: the config schema lives elsewhere and may be older or newer. */
@@ -22,6 +23,9 @@ export interface ConfigSubscription {
 
 const positive = (value: unknown, fallback: number, min = 0) =>
   typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
+
+/** `readWebhookSettings` once per config object (a reload swaps the config whole). */
+export const webhookSettings = perConfig(readWebhookSettings);
 
 export function readWebhookSettings(config: unknown): WebhookSettings {
   const raw = ((config as { webhooks?: unknown } | undefined)?.webhooks ?? {}) as Record<string, unknown>;
