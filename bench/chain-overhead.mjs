@@ -1,19 +1,21 @@
-// What the CORS and simulate steps of the request chain cost a request that asks for no
-// simulation (issue 21: "requests without any simulation header or query must cost almost
-// nothing"). In-process, no sockets: two h3 apps answer the same route, one with the two steps in
-// front; rounds alternate (A B B A) so drift falls on both. Run after `npm run build`:
+// What the request chain (src/http/context.ts: CORS, identity, simulation, read once) costs a
+// request that asks for no simulation (issue 21: "requests without any simulation header or query
+// must cost almost nothing"; issue 31: the chain's cost in µs). In-process, no sockets: two h3 apps
+// answer the same route, one with the request context in front; rounds alternate (A B B A) so
+// drift falls on both. Run after `npm run build`:
 //   node bench/chain-overhead.mjs
 import { H3 } from 'h3';
-import { cors } from '../dist/http/cors.js';
-import { simulate } from '../dist/simulate/simulate.js';
+import { resolveConfig } from '../dist/config.js';
+import { requestContext } from '../dist/http/context.js';
 
-const config = { cors: { origins: '*' }, simulate: {}, limits: { maxSandboxes: 10_000 } };
+// No token is sent, so the context never asks auth for anything.
+const runtime = { config: resolveConfig({ cors: { origins: '*' } }, { db: ':memory:' }), auth: {} };
 const route = (event) => {
   event.res.headers.set('content-type', 'application/json; charset=utf-8');
   return '{"data":[]}';
 };
 const bare = new H3().get('/api/v1/posts', route);
-const chained = new H3().use(cors(config)).use((event) => void (event.context.identity = { sandbox: 's' })).use(simulate(config)).get('/api/v1/posts', route);
+const chained = new H3().use(requestContext(runtime)).get('/api/v1/posts', route);
 const plainInit = { headers: { cookie: 'svc_identity=s', accept: 'application/json' } };
 const browserInit = { headers: { ...plainInit.headers, origin: 'http://localhost:3000' } };
 
@@ -34,5 +36,5 @@ for (const [name, init] of [['no Origin', plainInit], ['with Origin', browserIni
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const b = median(times.bare);
   const c = median(times.chained);
-  console.log(`${name}: bare ${(b / 1000).toFixed(2)} µs/request, with cors+simulate ${(c / 1000).toFixed(2)} µs (+${((c - b) / 1000).toFixed(2)} µs)`);
+  console.log(`${name}: bare ${(b / 1000).toFixed(2)} µs/request, with the request context ${(c / 1000).toFixed(2)} µs (+${((c - b) / 1000).toFixed(2)} µs)`);
 }
