@@ -21,11 +21,13 @@ export function installHooks(app: H3, hooks: Hooks, unseen: (response: Response,
   };
   if (!onResponse) return;
   const answered = (response: Response, event: H3Event | undefined, request: Request) => {
+    // A recording that fails must not fail the answer (h3's hook swallowed it too).
     try {
-      if (event) void onResponse(response, event);
-      else unseen(response, request);
+      if (!event) return unseen(response, request);
+      const recorded = onResponse(response, event);
+      if (recorded instanceof Promise) recorded.catch(() => undefined);
     } catch {
-      // A recording that fails must not fail the answer (h3's hook swallowed it too).
+      // as above
     }
   };
   const fetch = app.fetch;
