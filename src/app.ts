@@ -15,6 +15,7 @@ import { addWebhookRoutes } from './routes/webhooks.js';
 import { addGraphQLRoutes } from './routes/graphql.js';
 import { requestContext } from './http/context.js';
 import { toProblemResponse } from './http/answer.js';
+import { installHooks } from './http/response-hook.js';
 import { customRoutes } from './routes/custom-routes.js';
 import { createMetrics } from './metrics/metrics.js';
 import { addMetricsRoute } from './routes/metrics.js';
@@ -28,7 +29,8 @@ export function createApp(runtime: Runtime): H3 {
   // metrics: each answer counted by route pattern and status, with its latency (GET /metrics).
   // onError: only what fails before the request context (it answers every error after it itself).
   const metrics = createMetrics(runtime);
-  const app = new H3({ silent: true, ...metrics.hooks(unlessPreflight(activityHooks(runtime))), onError: (error, event) => toProblemResponse(error, event) });
+  const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
+  installHooks(app, metrics.hooks(unlessPreflight(activityHooks(runtime))), metrics.recordUnseen);
   app.use(drainUnreadBody);
   // The request chain (STYLE.md): the request context (CORS, a preflight ends here; who asks, in
   // which sandbox; simulation), the custom routes, then each generated route's guard.

@@ -84,6 +84,14 @@ describe('GET /metrics', () => {
     expect(value(samples, 'mockapi_nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
+  it('counts an answer to a URL refused before routing (malformed percent-encoding) as unmatched', async () => {
+    const before = value(await scrape(), 'mockapi_http_requests_total', { method: 'GET', route: 'unmatched', status: '400' }) ?? 0;
+    const answer = await server.call('GET', '/api/v1/posts/%E0%A4%A');
+    expect(answer.status).toBe(400);
+    await answer.arrayBuffer();
+    expect(value(await scrape(), 'mockapi_http_requests_total', { method: 'GET', route: 'unmatched', status: '400' })).toBe(before + 1);
+  });
+
   it('counts sandboxes holding data, overlay rows, webhook deliveries and open event streams at scrape time', async () => {
     const before = await scrape();
     expect(value(before, 'mockapi_event_streams_open')).toBe(0);

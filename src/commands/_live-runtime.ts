@@ -11,11 +11,17 @@ import { createRuntime, type Runtime } from '../runtime.js';
  */
 const retireGraceMs = 60_000;
 
-/** One runtime, the app over it, and how many of its requests are still running. */
+/** One runtime, the app over it, and how much of its requests is still running. */
 interface Generation {
   runtime: Runtime;
   handle: (req: IncomingMessage, res: ServerResponse) => unknown;
+  /**
+   * Two per running request: one until its handler settles, one until its response closes (a
+   * streamed body outlives the handler; a handler may go on past a client's abort).
+   */
   open: number;
+  /** Ends one of the two; shared by every request of the generation (no closure per request). */
+  done: () => void;
   /** Set once replaced: closes the runtime when its last request ends. */
   onIdle?: () => void;
 }
@@ -69,13 +75,9 @@ export function liveRuntime(first: Runtime): LiveRuntime {
     },
     handler(req, res) {
       const generation = current;
-      generation.open++;
-      // Done when the handler has settled and the response is closed (a streamed body outlives the handler).
-      let pending = 2;
-      const done = () => {
-        if (--pending === 0 && --generation.open === 0) generation.onIdle?.();
-      };
-      res.once('close', done);
+      const { done } = generation;
+      generation.open += 2;
+      res.on('close', done);
       try {
         Promise.resolve(generation.handle(req, res)).then(done, done);
       } catch {
@@ -128,5 +130,13 @@ function restoreFile(runtime: Runtime): void {
 }
 
 function generationOf(runtime: Runtime): Generation {
-  return { runtime, handle: toNodeHandler(createApp(runtime)), open: 0 };
+  const generation: Generation = {
+    runtime,
+    handle: toNodeHandler(createApp(runtime)),
+    open: 0,
+    done: () => {
+      if (--generation.open === 0) generation.onIdle?.();
+    },
+  };
+  return generation;
 }

@@ -1,7 +1,7 @@
 import type { H3Config } from 'h3';
 import type { Runtime } from '../runtime.js';
 import { createRequestRecorder } from './request-recorder.js';
-import { createRouteLabeller } from './route-label.js';
+import { createRouteLabeller, unmatchedRoute } from './route-label.js';
 
 type Hooks = Pick<H3Config, 'onRequest' | 'onResponse'>;
 
@@ -20,6 +20,10 @@ export function createMetrics(runtime: Runtime) {
       exposition ??= import('./exposition.js').then((module) => module.createExposition(runtime, recorder));
       const { contentType, text } = await exposition;
       return { contentType, text: await text() };
+    },
+    /** Records an answer given before the app made an event (a URL h3 refuses). */
+    recordUnseen(response: Response, request: Request): void {
+      recorder.record(unmatchedRoute, request.method, response.status, 0);
     },
     /**
      * The app's hooks, recording each answer before `inner`'s run: its arrival time is the one the

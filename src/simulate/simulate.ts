@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { H3Event } from 'h3';
 import { parseDuration } from '../duration.js';
 import type { ResolvedConfig } from '../config.js';
@@ -34,13 +34,14 @@ const skewUnits: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
  */
 export function readSimulation(event: H3Event, config: ResolvedConfig, defaults: SimulationDefaults): Simulation | undefined {
   const headers = event.req.headers;
-  const latency = headers.get('x-simulate-latency');
-  const status = headers.get('x-simulate-status');
-  const flaky = headers.get('x-simulate-flaky');
-  const network = headers.get('x-simulate-network');
-  const rate = headers.get('x-simulate-rate-limit');
-  const skew = headers.get('x-simulate-clock-skew');
-  const expiry = headers.get('x-simulate-jwt-expiry');
+  const parsed = event.runtime?.node?.req.headers;
+  const latency = header(parsed, headers, 'x-simulate-latency');
+  const status = header(parsed, headers, 'x-simulate-status');
+  const flaky = header(parsed, headers, 'x-simulate-flaky');
+  const network = header(parsed, headers, 'x-simulate-network');
+  const rate = header(parsed, headers, 'x-simulate-rate-limit');
+  const skew = header(parsed, headers, 'x-simulate-clock-skew');
+  const expiry = header(parsed, headers, 'x-simulate-jwt-expiry');
   const query = simulationQuery(event);
   const fromConfig = defaults(config);
   if (latency === null && status === null && flaky === null && network === null && rate === null && skew === null && expiry === null && !query && !fromConfig) {
@@ -110,6 +111,18 @@ function parseJwtExpiry(text: string): number {
   const ttl = parseDuration(text);
   if (ttl === undefined) throw invalidSimulation(`X-Simulate-JWT-Expiry must be seconds or a duration such as "0", "5s" or "1m"; got ${JSON.stringify(text)}`);
   return ttl;
+}
+
+/**
+ * A header by its lower-case name. Node's parsed header object when the request came through
+ * `node:http` (repeated `X-` headers already joined with ", ", as `Headers.get` does): an absent
+ * header is one property read there, where srvx's `Headers` shim lowercases the name and tests
+ * it with a regular expression, seven times a request.
+ */
+function header(parsed: IncomingHttpHeaders | undefined, headers: Headers, name: string): string | null {
+  if (!parsed) return headers.get(name);
+  const value = parsed[name];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
 /**
