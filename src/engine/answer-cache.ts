@@ -60,7 +60,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
 
   return {
     /**
-     * The cached answer of this sandbox to this request (its path and query) for this role, or
+     * The cached answer of this sandbox to this read (the engine surface's key of its typed query) for this role, or
      * `produce()`'s (kept when it returns). The role is part of the key, so nothing answered to
      * one role is served to another; the caller authorized the request before asking.
      */
@@ -72,7 +72,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
      * out), kept with the sandbox's answers so a token used again costs no SQL, and dropped with them.
      */
     tokenVerdict(sandbox: string, subject: string, family: string, produce: () => string): string {
-      // A request key starts with `/`: this one cannot meet one.
+      // A read's key starts with a letter (`sandbox-view.ts`): this one cannot meet one.
       return cached(sandbox, `\u0000account ${subject} ${family}`, produce);
     },
     /** Forgets a sandbox's answers. */
@@ -109,3 +109,5 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     return body;
   }
 }
+
+export type AnswerCache = ReturnType<typeof createAnswerCache>;

@@ -37,6 +37,8 @@ export interface ListQuery {
   /** Relations to add to each record: `_embed` (many) and `_expand` (one). */
   embed: string[];
   expand: string[];
+  /** The query string it was parsed from (REST's adapter): the answer cache's key of it. */
+  source?: string;
 }
 
 /** Parameters with aliases, first name wins (json-server's `_page`, `_limit`, `_per_page`). */
@@ -75,6 +77,28 @@ export function parseListQuery(params: URLSearchParams, maxPageSize: number, def
     cursor: params.get('cursor') ?? undefined,
     ...(relations ?? (definition ? parseRelations(params, definition) : { embed: [], expand: [] })),
   };
+}
+
+/** Per collection: the queries parsed under one page-size limit, by their text. */
+const parsedByDefinition = new WeakMap<CollectionDefinition, { maxPageSize: number; queries: Map<string, ListQuery> }>();
+/** Distinct query strings kept per collection; a client cycling through more only parses again. */
+const maxParsedPerCollection = 256;
+
+/**
+ * REST's adapter in front of the engine: a list's query string (`event.url.search`) as the typed
+ * `ListQuery`, parsed once per distinct text and shared between the requests that send it (so
+ * nothing may change it), so a cached read costs a map lookup, not a parse.
+ */
+export function listQueryOf(search: string, maxPageSize: number, definition: CollectionDefinition): ListQuery {
+  let parsed = parsedByDefinition.get(definition);
+  if (!parsed || parsed.maxPageSize !== maxPageSize) parsedByDefinition.set(definition, (parsed = { maxPageSize, queries: new Map() }));
+  const known = parsed.queries.get(search);
+  if (known) return known;
+  const query = parseListQuery(new URLSearchParams(search), maxPageSize, definition);
+  query.source = search;
+  if (parsed.queries.size >= maxParsedPerCollection) parsed.queries.clear();
+  parsed.queries.set(search, query);
+  return query;
 }
 
 /** `_embed` and `_expand` alone: what a read adds to its records, and what the guard checks scopes for. */
