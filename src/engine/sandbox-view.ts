@@ -4,7 +4,7 @@ import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';
 import { listPage, type Pagination } from './list-page.js';
-import { listParamsToSearch, parseListQuery, type ListParams, type ListQuery, type Relations } from './list-query.js';
+import { listQueryFrom, objectParams, parseListQuery, type ListArgs, type ListParams, type ListQuery, type Relations } from './list-query.js';
 import { relatedOf } from './relations.js';
 import { maxRelated } from '../db/merged-view.js';
 import type { AnswerCache } from './answer-cache.js';
@@ -144,7 +144,7 @@ function collectionOf(view: SandboxView, name: string) {
   /** The collection and those the operation adds (`_embed`, `_expand`, a relation), each with the action's scope. */
   const authorize = (collections: string[], action: Action) => caller && authorizeCollections(caller, collections, action);
   const queryOf = (definition: CollectionDefinition, params?: ListParams): ListQuery =>
-    parseListQuery(listParamsToSearch(params), maxPageSize, definition);
+    parseListQuery(objectParams(params), maxPageSize, definition);
   const toResult = (page: { json: string; pagination: Pagination }): ListResult => ({ data: JSON.parse(page.json) as Json[], pagination: page.pagination });
   const store = view.storeOf(name);
   const { definition } = store;
@@ -163,6 +163,11 @@ function collectionOf(view: SandboxView, name: string) {
       const query = queryOf(definition, params);
       authorize([name, ...targetsOf(query)], 'read');
       return toResult(store.list(sandbox, query));
+    },
+    /** One page of a list asked with typed arguments (GraphQL's): no query string between. */
+    async find(args: ListArgs): Promise<ListResult> {
+      authorize([name], 'read');
+      return toResult(store.list(sandbox, listQueryFrom(definition, args, maxPageSize)));
     },
     /** The record, or undefined when this sandbox cannot see it. */
     async get(id: unknown): Promise<Json | undefined> {
@@ -207,6 +212,7 @@ function collectionOf(view: SandboxView, name: string) {
     },
     /** Records by id in one statement, in the order asked; undefined where this sandbox sees none. */
     async getMany(ids: readonly unknown[]): Promise<(Json | undefined)[]> {
+      authorize([name], 'read');
       const records = ids.map((id) => ({ id: parseRecordId(id) }));
       const found = relatedOf(context, context.sandboxes.sidOf(sandbox), { name: 'self', kind: 'one', collection: definition.name, field: 'id' }, records);
       return (found ?? []).map((record) => (record as Json | null) ?? undefined);
@@ -218,16 +224,16 @@ function collectionOf(view: SandboxView, name: string) {
      * (the children of all records are read in one list, then cut per record; `cursor` is not
      * offered, as no per-record cursor comes back).
      */
-    async relatedMany(records: readonly Json[], relationName: string, params?: ListParams): Promise<(Json[] | Json | null)[]> {
+    async relatedMany(records: readonly Json[], relationName: string, args?: ListArgs): Promise<(Json[] | Json | null)[]> {
       const relation = relationOf(relationName);
+      authorize([relation.collection], 'read');
       const target = deps.store(relation.collection);
       if (!target) return records.map(() => (relation.kind === 'many' ? [] : null));
       const sid = context.sandboxes.sidOf(sandbox);
-      const plain = !params || Object.values(params).every((v) => v === undefined || v === null);
-      if (relation.kind === 'one' || plain) return relatedOf(context, sid, relation, [...records]) ?? [];
-      if (params.cursor !== undefined && params.cursor !== null) throw invalidQuery('cursor', 'is not taken by a relation list: list the collection itself to walk with cursors');
+      if (relation.kind === 'one' || !args) return relatedOf(context, sid, relation, [...records]) ?? [];
+      if (args.cursor !== undefined) throw invalidQuery('cursor', 'is not taken by a relation list: list the collection itself to walk with cursors');
       const key = relation.key ?? 'id';
-      const base = queryOf(target.definition, params);
+      const base = listQueryFrom(target.definition, args, maxPageSize);
       const out = new Map<unknown, Json[]>();
       const keys = [...new Set(records.map((r) => r[key]).filter((k) => typeof k === 'number' || typeof k === 'string'))];
       for (let start = 0; start < keys.length; start += batchSize) {
@@ -235,7 +241,7 @@ function collectionOf(view: SandboxView, name: string) {
         // Padded to a power of two (repeating a key) so the compiled statements stay few.
         const padded = [...chunk];
         while (padded.length & (padded.length - 1)) padded.push(chunk[0]);
-        const query = childQuery(relation, target.definition, padded, { ...params, page: undefined, limit: undefined });
+        const query = childQueryFrom(base, relation, padded);
         const all = JSON.parse(listPage(context, target.definition, sid, { ...query, page: 1, limit: maxRelated }).json) as Json[];
         for (const child of all) {
           const list = out.get(child[relation.field]);

@@ -1,7 +1,6 @@
 import type { H3Event } from 'h3';
 import { consola } from 'consola';
 import { createHandler } from 'graphql-http';
-import { sandboxOf } from '../auth/identity.js';
 import type { Runtime } from '../runtime.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
@@ -24,7 +23,7 @@ export function createGraphQLEndpoint(runtime: Runtime) {
   const contextOf = (event: H3Event): GraphQLContext => {
     const identity = event.context.identity!;
     const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
-    return createGraphQLContext(engine.forSandbox(sandboxOf(event), { maxPageSize }), { role: identity.role, scopes: identity.scopes });
+    return createGraphQLContext(engine.for(identity, { maxPageSize }), { role: identity.role, scopes: identity.scopes });
   };
   const handle = createHandler<H3Event, undefined, GraphQLContext>({
     schema,
