@@ -5,6 +5,8 @@ import type { SandboxStore } from './sandbox-store.js';
 const maxAnswersPerSandbox = 256;
 const maxSandboxes = 20_000;
 const maxTotalChars = 32 * 1024 * 1024;
+/** The longest request (a GraphQL body) whose answer `answerLater` keeps. */
+const maxKeptRequest = 16 * 1024;
 
 interface Entry {
   /** The sandbox's answers; for a sandbox that holds no data, the baseline's shared map. */
@@ -75,6 +77,25 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       // A read's key starts with a letter (`sandbox-view.ts`): this one cannot meet one.
       return cached(sandbox, `\u0000account ${subject} ${family}`, produce);
     },
+    /**
+     * `answer` for an answer made asynchronously (a GraphQL document's): `produce` says whether
+     * its answer may be kept; it is kept only if nothing changed the sandbox's answers meanwhile.
+     */
+    async answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
+      const key = role === 'owner' ? request : `${role} ${request}`;
+      const now = db.otherCommits();
+      if (now !== version) {
+        version = now;
+        clear();
+      }
+      const { answers } = entryOf(sandbox, Date.now());
+      const hit = answers.get(key);
+      if (hit !== undefined) return hit;
+      const { body, keep } = await produce();
+      // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
+      if (keep && key.length <= maxKeptRequest && version === db.otherCommits()) store(sandbox, answers, key, body);
+      return body;
+    },
     /** Forgets a sandbox's answers. */
     drop: forget,
     /** Forgets every answer (a baseline or config reload). */
@@ -92,6 +113,12 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     if (hit !== undefined) return hit;
 
     const body = produce();
+    store(sandbox, answers, request, body);
+    return body;
+  }
+
+  /** Keeps an answer in `answers`, if that is still the sandbox's current map (`produce()` may have announced a change). */
+  function store(sandbox: string, answers: Map<string, string>, request: string, body: string): void {
     // Keys count too: a query string is the client's to make long.
     const size = request.length + body.length;
     if (answers.size >= maxAnswersPerSandbox) {
@@ -106,7 +133,6 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       answers.set(request, body);
       totalChars += size;
     }
-    return body;
   }
 }
 

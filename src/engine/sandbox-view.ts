@@ -96,6 +96,14 @@ export class SandboxView {
     });
   }
 
+  /**
+   * The answer of a read-only GraphQL document, in the same cache as REST's: keyed by the request
+   * that carries the document and its variables (`request`), the caller's role and the sandbox.
+   */
+  graphqlAnswer(request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
+    return this.deps.answers.answerLater(this.sandbox, this.caller?.role ?? 'owner', `G ${request}`, produce);
+  }
+
   /** The collection by its registry name, 404 when there is none. */
   storeOf(name: string): CollectionStore {
     const store = this.deps.store(name);
