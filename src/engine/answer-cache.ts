@@ -83,12 +83,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
      */
     async answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
       const key = role === 'owner' ? request : `${role} ${request}`;
-      const now = db.otherCommits();
-      if (now !== version) {
-        version = now;
-        clear();
-      }
-      const { answers } = entryOf(sandbox, Date.now());
+      const answers = currentAnswers(sandbox);
       const hit = answers.get(key);
       if (hit !== undefined) return hit;
       const { body, keep } = await produce();
@@ -102,13 +97,18 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     clear,
   };
 
-  function cached(sandbox: string, request: string, produce: () => string): string {
+  /** The sandbox's answers, after everything was dropped if another process committed to the file. */
+  function currentAnswers(sandbox: string): Map<string, string> {
     const now = db.otherCommits();
     if (now !== version) {
       version = now;
       clear();
     }
-    const { answers } = entryOf(sandbox, Date.now());
+    return entryOf(sandbox, Date.now()).answers;
+  }
+
+  function cached(sandbox: string, request: string, produce: () => string): string {
+    const answers = currentAnswers(sandbox);
     const hit = answers.get(request);
     if (hit !== undefined) return hit;
 
