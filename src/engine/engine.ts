@@ -109,7 +109,7 @@ export function createEngine(options: EngineOptions) {
     changes,
     /** Webhook subscriptions and their deliveries, per sandbox. */
     webhooks,
-    /** The engine bound to one sandbox, unchecked: what GraphQL's resolvers call (they authorize per field). */
+    /** The engine bound to one sandbox, unchecked (no caller to authorize): for in-process callers that are the owner, such as tests. */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
       return new SandboxView(viewDeps, sandbox, viewOptions);
     },
