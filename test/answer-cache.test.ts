@@ -26,6 +26,23 @@ describe('answers of reads', () => {
     for (const [i, path] of reads.entries()) expect((await client.get(path)).text, `${path} after reset`).toBe(before[i].text);
   });
 
+  it('of GraphQL queries are kept like REST ones and follow the sandbox writes (a mutation is never kept)', async () => {
+    const client = fresh();
+    const query = { query: 'query($id: ID!) { post(id: $id) { id title } posts(limit: 2) { data { id title } } }', variables: { id: 1 } };
+    const before = await client.post('/graphql', query);
+    expect(before.body.data.post.id).toBe('1');
+    expect((await client.post('/graphql', query)).text).toBe(before.text);
+    const rename = { query: 'mutation { updatePost(id: 1, input: { title: "kept?" }) { title } }' };
+    expect((await client.post('/graphql', rename)).body.data.updatePost.title).toBe('kept?');
+    const after = await client.post('/graphql', query);
+    expect(after.body.data.post.title).toBe('kept?');
+    await client.patch('/posts/1', { title: 'renamed by REST' });
+    expect((await client.post('/graphql', query)).body.data.post.title).toBe('renamed by REST');
+    // Same body, another media type asked for: graphql-http's own answer, not the kept one.
+    expect((await client.post('/graphql', query, { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await fresh().post('/graphql', query)).body.data.post.title).toBe(before.body.data.post.title);
+  });
+
   it('are never shared between a sandbox that wrote and those that only read', async () => {
     const reader = fresh();
     const writer = fresh();

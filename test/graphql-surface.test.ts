@@ -62,7 +62,7 @@ describe('engine.forSandbox', () => {
     expect(await users.related(user, 'posts', { limit: 3 })).toEqual(await restList('s2', '/users/3/posts?limit=3'));
     expect(await users.related(user, 'comments')).toEqual(await restList('s2', '/users/3/comments'));
     const some = (await users.list({ limit: 4 })).data;
-    const batched = (await users.relatedMany(some, 'todos', { _sort: '-id', limit: 2, page: 2 })) as unknown[][];
+    const batched = (await users.relatedMany(some, 'todos', { sort: '-id', limit: 2, page: 2 })) as unknown[][];
     for (const [i, u] of some.entries()) expect(batched[i]).toEqual((await restList('s2', `/users/${u.id}/todos?_sort=-id&limit=2&page=2`)).data);
     const all = (await users.relatedMany(some, 'posts')) as unknown[][];
     for (const [i, u] of some.entries()) expect(all[i]).toEqual((await restList('s2', `/posts?user_id=${u.id}&limit=200`)).data);

@@ -5,6 +5,8 @@ import type { SandboxStore } from './sandbox-store.js';
 const maxAnswersPerSandbox = 256;
 const maxSandboxes = 20_000;
 const maxTotalChars = 32 * 1024 * 1024;
+/** The longest request (a GraphQL body) whose answer `answerLater` keeps. */
+const maxKeptRequest = 16 * 1024;
 
 interface Entry {
   /** The sandbox's answers; for a sandbox that holds no data, the baseline's shared map. */
@@ -60,7 +62,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
 
   return {
     /**
-     * The cached answer of this sandbox to this request (its path and query) for this role, or
+     * The cached answer of this sandbox to this read (the engine surface's key of its typed query) for this role, or
      * `produce()`'s (kept when it returns). The role is part of the key, so nothing answered to
      * one role is served to another; the caller authorized the request before asking.
      */
@@ -72,8 +74,22 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
      * out), kept with the sandbox's answers so a token used again costs no SQL, and dropped with them.
      */
     tokenVerdict(sandbox: string, subject: string, family: string, produce: () => string): string {
-      // A request key starts with `/`: this one cannot meet one.
+      // A read's key starts with a letter (`sandbox-view.ts`): this one cannot meet one.
       return cached(sandbox, `\u0000account ${subject} ${family}`, produce);
+    },
+    /**
+     * `answer` for an answer made asynchronously (a GraphQL document's): `produce` says whether
+     * its answer may be kept; it is kept only if nothing changed the sandbox's answers meanwhile.
+     */
+    async answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
+      const key = role === 'owner' ? request : `${role} ${request}`;
+      const answers = currentAnswers(sandbox);
+      const hit = answers.get(key);
+      if (hit !== undefined) return hit;
+      const { body, keep } = await produce();
+      // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
+      if (keep && key.length <= maxKeptRequest && version === db.otherCommits()) store(sandbox, answers, key, body);
+      return body;
     },
     /** Forgets a sandbox's answers. */
     drop: forget,
@@ -81,17 +97,28 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     clear,
   };
 
-  function cached(sandbox: string, request: string, produce: () => string): string {
+  /** The sandbox's answers, after everything was dropped if another process committed to the file. */
+  function currentAnswers(sandbox: string): Map<string, string> {
     const now = db.otherCommits();
     if (now !== version) {
       version = now;
       clear();
     }
-    const { answers } = entryOf(sandbox, Date.now());
+    return entryOf(sandbox, Date.now()).answers;
+  }
+
+  function cached(sandbox: string, request: string, produce: () => string): string {
+    const answers = currentAnswers(sandbox);
     const hit = answers.get(request);
     if (hit !== undefined) return hit;
 
     const body = produce();
+    store(sandbox, answers, request, body);
+    return body;
+  }
+
+  /** Keeps an answer in `answers`, if that is still the sandbox's current map (`produce()` may have announced a change). */
+  function store(sandbox: string, answers: Map<string, string>, request: string, body: string): void {
     // Keys count too: a query string is the client's to make long.
     const size = request.length + body.length;
     if (answers.size >= maxAnswersPerSandbox) {
@@ -106,6 +133,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       answers.set(request, body);
       totalChars += size;
     }
-    return body;
   }
 }
+
+export type AnswerCache = ReturnType<typeof createAnswerCache>;

@@ -10,7 +10,7 @@ import { createSearchIndex } from '../db/search-index.js';
 import { createAuthStore } from './auth-store.js';
 import { createChangeLog } from './change-log.js';
 import { createWebhookStore } from './webhook-store.js';
-import { createSandboxView, type SandboxViewOptions } from './sandbox-view.js';
+import { SandboxView, type SandboxViewOptions } from './sandbox-view.js';
 import type { Caller } from '../auth/authorize.js';
 import { createCustomCollections, customNamePattern, customPrefix } from './custom-collections.js';
 import { customCidBase } from '../db/search-index.js';
@@ -71,6 +71,7 @@ export function createEngine(options: EngineOptions) {
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
   const custom = createCustomCollections(context, options.limits);
+  const viewDeps = { context, store: (name: string) => resolve(name), answers };
   /**
    * The collection registry (STYLE.md): one name space for core and config-declared collections
    * (`posts`) and the sandbox's custom ones (`custom.invoices`); a custom name that is not one is
@@ -108,17 +109,18 @@ export function createEngine(options: EngineOptions) {
     changes,
     /** Webhook subscriptions and their deliveries, per sandbox. */
     webhooks,
-    /** The engine bound to one sandbox, unchecked: what GraphQL's resolvers call (they authorize per field). */
+    /** The engine bound to one sandbox, unchecked (no caller to authorize): for in-process callers that are the owner, such as tests. */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
-      return createSandboxView({ context, store: resolve }, sandbox, viewOptions);
+      return new SandboxView(viewDeps, sandbox, viewOptions);
     },
     /**
      * The engine bound to a caller (STYLE.md "One way into the engine"): its sandbox, and every
      * operation authorized for it with the one decision (`auth/authorize.ts`), the collections a
-     * list embeds or expands included. What custom routes' `ctx.collection` calls.
+     * list embeds or expands included. What REST's reads and custom routes' `ctx.collection` call:
+     * one object per call (a class, no closures).
      */
-    for(caller: Caller & { readonly sandbox: string }, viewOptions?: Omit<SandboxViewOptions, 'caller'>) {
-      return createSandboxView({ context, store: resolve }, caller.sandbox, { ...viewOptions, caller });
+    for(caller: Caller & { readonly sandbox: string }, viewOptions?: SandboxViewOptions) {
+      return new SandboxView(viewDeps, caller.sandbox, viewOptions, caller);
     },
     /** Subscribes to every committed change (webhooks and live events consume these). */
     onChange(listener: ChangeListener): () => void {

@@ -37,6 +37,8 @@ export interface ListQuery {
   /** Relations to add to each record: `_embed` (many) and `_expand` (one). */
   embed: string[];
   expand: string[];
+  /** The query string it was parsed from (REST's adapter): the answer cache's key of it. */
+  source?: string;
 }
 
 /** Parameters with aliases, first name wins (json-server's `_page`, `_limit`, `_per_page`). */
@@ -62,7 +64,7 @@ export interface Relations {
  * Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter.
  * `relations`: `_embed`/`_expand` as the guard already parsed them, so they are read once.
  */
-export function parseListQuery(params: URLSearchParams, maxPageSize: number, definition?: CollectionDefinition, relations?: Relations): ListQuery {
+export function parseListQuery(params: ParamSource, maxPageSize: number, definition?: CollectionDefinition, relations?: Relations): ListQuery {
   const fields: FieldLookup = definition ? queryableFields(definition) : new Map<string, FieldKind>();
   const limit = readInteger(params, aliases.limit, 10, 1, maxPageSize);
   return {
@@ -70,32 +72,53 @@ export function parseListQuery(params: URLSearchParams, maxPageSize: number, def
     page: readInteger(params, aliases.page, 1, 1, Math.floor(Number.MAX_SAFE_INTEGER / limit)),
     limit,
     filters: definition ? readFilters(params, fields) : [],
-    sort: definition ? readSort(params, fields) : [],
-    match: readSearch(params),
+    sort: definition ? sortFrom(params.get('_sort'), params.get('_order'), fields) : [],
+    match: searchFrom(params.get('q')),
     cursor: params.get('cursor') ?? undefined,
     ...(relations ?? (definition ? parseRelations(params, definition) : { embed: [], expand: [] })),
   };
 }
 
+/** Per collection: the queries parsed under one page-size limit, by their text. */
+const parsedByDefinition = new WeakMap<CollectionDefinition, { maxPageSize: number; queries: Map<string, ListQuery> }>();
+/** Distinct query strings kept per collection; a client cycling through more only parses again. */
+const maxParsedPerCollection = 256;
+
+/**
+ * REST's adapter in front of the engine: a list's query string (`event.url.search`) as the typed
+ * `ListQuery`, parsed once per distinct text and shared between the requests that send it (so
+ * nothing may change it), so a cached read costs a map lookup, not a parse.
+ */
+export function listQueryOf(search: string, maxPageSize: number, definition: CollectionDefinition): ListQuery {
+  let parsed = parsedByDefinition.get(definition);
+  if (!parsed || parsed.maxPageSize !== maxPageSize) parsedByDefinition.set(definition, (parsed = { maxPageSize, queries: new Map() }));
+  const known = parsed.queries.get(search);
+  if (known) return known;
+  const query = parseListQuery(new URLSearchParams(search), maxPageSize, definition);
+  query.source = search;
+  if (parsed.queries.size >= maxParsedPerCollection) parsed.queries.clear();
+  parsed.queries.set(search, query);
+  return query;
+}
+
 /** `_embed` and `_expand` alone: what a read adds to its records, and what the guard checks scopes for. */
-export function parseRelations(params: URLSearchParams, definition: CollectionDefinition): Relations {
+export function parseRelations(params: ParamSource, definition: CollectionDefinition): Relations {
   return { embed: readRelations(params, '_embed', definition, 'many'), expand: readRelations(params, '_expand', definition, 'one') };
 }
 
 /** `_embed` and `_expand` alone, as one list, for single-record GETs. */
-export function parseRelationsQuery(params: URLSearchParams, definition: CollectionDefinition, relations = parseRelations(params, definition)): string[] {
+export function parseRelationsQuery(params: ParamSource, definition: CollectionDefinition, relations = parseRelations(params, definition)): string[] {
   return [...relations.embed, ...relations.expand];
 }
 
-function readSearch(params: URLSearchParams): string | null | undefined {
-  const raw = params.get('q');
+function searchFrom(raw: string | null): string | null | undefined {
   if (raw === null || raw.trim() === '') return undefined;
   if (searchWords(raw).length > maxSearchWords) throw invalidQuery('q', `has more than ${maxSearchWords} words`);
   return toMatchQuery(raw, maxSearchWords) ?? null;
 }
 
 /** `_embed=comments,user` or repeated; each name must be a relation of the right kind. */
-function readRelations(params: URLSearchParams, name: string, definition: CollectionDefinition, kind: 'many' | 'one'): string[] {
+function readRelations(params: ParamSource, name: string, definition: CollectionDefinition, kind: 'many' | 'one'): string[] {
   const names = new Set(params.getAll(name).flatMap((v) => v.split(',').map((s) => s.trim()).filter(Boolean)));
   const allowed = definition.relations.filter((r) => r.kind === kind).map((r) => r.name);
   for (const relation of names) {
@@ -107,7 +130,7 @@ function readRelations(params: URLSearchParams, name: string, definition: Collec
   return [...names];
 }
 
-export function readInteger(params: URLSearchParams, names: readonly string[], fallback: number, min: number, max: number): number {
+export function readInteger(params: ParamSource, names: readonly string[], fallback: number, min: number, max: number): number {
   for (const name of names) {
     const raw = params.get(name);
     if (raw === null) continue;
@@ -119,7 +142,7 @@ export function readInteger(params: URLSearchParams, names: readonly string[], f
   return fallback;
 }
 
-function readFilters(params: URLSearchParams, fields: FieldLookup): Filter[] {
+function readFilters(params: ParamSource, fields: FieldLookup): Filter[] {
   const filters: Filter[] = [];
   let total = 0;
   for (const name of new Set(params.keys())) {
@@ -162,15 +185,14 @@ function typed(name: string, kind: FieldKind, value: string): string | number {
   }
 }
 
-function readSort(params: URLSearchParams, fields: FieldLookup): SortKey[] {
-  const raw = params.get('_sort');
+function sortFrom(raw: string | null, order: string | null, fields: FieldLookup): SortKey[] {
   if (raw === null) {
-    if (params.has('_order')) readOrders(params, 1);
+    if (order !== null) ordersFrom(order, 1);
     return [];
   }
   const names = raw.split(',').map((s) => s.trim());
   if (names.length > maxSortKeys) throw invalidQuery('_sort', `sorts by at most ${maxSortKeys} fields`);
-  const orders = readOrders(params, names.length);
+  const orders = ordersFrom(order, names.length);
   return names.map((name, index) => {
     const descending = name.startsWith('-');
     const field = descending ? name.slice(1) : name;
@@ -180,8 +202,7 @@ function readSort(params: URLSearchParams, fields: FieldLookup): SortKey[] {
 }
 
 /** `_order=desc` applies to every key; `_order=asc,desc` pairs with `_sort`'s keys. */
-function readOrders(params: URLSearchParams, count: number): boolean[] {
-  const raw = params.get('_order');
+function ordersFrom(raw: string | null, count: number): boolean[] {
   if (raw === null) return [false];
   const orders = raw.split(',').map((s) => s.trim().toLowerCase());
   if (orders.length > Math.max(count, 1) || orders.some((o) => o !== 'asc' && o !== 'desc')) {
@@ -229,21 +250,84 @@ export function scalarFields(definition: CollectionDefinition): Map<string, Fiel
 
 /** A value of a list parameter given as an object: repeated (an array) for OR, as in `id=1&id=2`. */
 export type ListParamValue = string | number | boolean | bigint;
-/** The REST list parameters as a plain object: `{user_id: 1, _sort: '-id', limit: 5, q: 'x', cursor}`. */
+/** The REST list parameters as a plain object (custom routes' `ctx.collection(name).list`): `{user_id: 1, _sort: '-id', limit: 5}`. */
 export type ListParams = Record<string, ListParamValue | readonly ListParamValue[] | null | undefined>;
 
-/**
- * The object form of a list query (the engine surface's), turned into the query string the REST
- * parser reads, so both forms share every rule and every error. `null`/`undefined` are left out.
- */
-export function listParamsToSearch(params: ListParams = {}): URLSearchParams {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value === null || value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) {
+/** What the REST parser reads parameters from: a query string's `URLSearchParams`, or `objectParams`. */
+export type ParamSource = Pick<URLSearchParams, 'get' | 'getAll' | 'has' | 'keys'>;
+
+/** The object form read by the REST parser's rules (`null`/`undefined` are left out). */
+export function objectParams(params: ListParams = {}): ParamSource {
+  const valuesOf = (name: string): string[] => {
+    const value = params[name];
+    if (value === null || value === undefined) return [];
+    return (Array.isArray(value) ? value : [value]).map((one: unknown) => {
       if (!['string', 'number', 'boolean', 'bigint'].includes(typeof one)) throw invalidQuery(name, 'must be a string, number or boolean (or a list of them)');
-      search.append(name, String(one));
-    }
+      return String(one);
+    });
+  };
+  return {
+    get: (name) => valuesOf(name)[0] ?? null,
+    getAll: valuesOf,
+    has: (name) => valuesOf(name).length > 0,
+    keys: () => Object.keys(params).filter((name) => valuesOf(name).length > 0)[Symbol.iterator]() as ReturnType<URLSearchParams['keys']>,
+  };
+}
+
+/** A list query as typed values (GraphQL's arguments): no text to parse but `sort`, `order` and `q`. */
+export interface ListArgs {
+  page?: number;
+  limit?: number;
+  sort?: string;
+  order?: string;
+  q?: string;
+  cursor?: string;
+  /** Equality filters by field; several values are OR, as a repeated REST parameter. */
+  filters?: Record<string, readonly (string | number | boolean)[]>;
+}
+
+/** The typed arguments as the engine's `ListQuery`, under the REST parser's rules and errors (no query string between). */
+export function listQueryFrom(definition: CollectionDefinition, args: ListArgs, maxPageSize: number): ListQuery {
+  const fields = queryableFields(definition);
+  const limit = bounded('limit', args.limit, 10, 1, maxPageSize);
+  const filters: Filter[] = [];
+  let total = 0;
+  for (const [field, values] of Object.entries(args.filters ?? {})) {
+    const kind = fields.get(field);
+    if (!kind) throw invalidQuery(field, 'names no field of this collection');
+    if (values.length > maxValuesPerField) throw invalidQuery(field, `is repeated more than ${maxValuesPerField} times`);
+    total += values.length;
+    if (total > maxFilterValues) throw invalidQuery(field, `brings the filters past ${maxFilterValues} values in all`);
+    filters.push({ field, op: 'eq', values: values.map((value) => typedValue(field, kind, value)), ...(kind === 'any' ? { coerce: true } : {}) });
   }
-  return search;
+  return {
+    page: bounded('page', args.page, 1, 1, Math.floor(Number.MAX_SAFE_INTEGER / limit)),
+    limit,
+    filters,
+    sort: sortFrom(args.sort ?? null, args.order ?? null, fields),
+    match: searchFrom(args.q ?? null),
+    cursor: args.cursor,
+    embed: [],
+    expand: [],
+  };
+}
+
+function bounded(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value)) throw invalidQuery(name, `must be a whole number from ${min} to ${max}`);
+  if (value < min || value > max) throw invalidQuery(name, `must be from ${min} to ${max}`);
+  return value;
+}
+
+/** A typed filter value as the store binds it (booleans as 1/0, ids parsed). */
+function typedValue(name: string, kind: FieldKind, value: string | number | boolean): string | number {
+  if (typeof value === 'boolean') {
+    if (kind !== 'boolean' && kind !== 'any') throw invalidQuery(name, `must be ${kind === 'string' ? 'text' : 'a number'}`);
+    return value ? 1 : 0;
+  }
+  if (typeof value === 'string') return typed(name, kind, value);
+  if (kind === 'id') return typed(name, kind, String(value));
+  if (kind === 'boolean' || kind === 'string') throw invalidQuery(name, kind === 'boolean' ? 'must be true or false' : 'must be text');
+  if (!Number.isFinite(value) || (kind === 'integer' && !Number.isInteger(value))) throw invalidQuery(name, `must be ${kind === 'integer' ? 'a whole number' : 'a number'}`);
+  return value;
 }

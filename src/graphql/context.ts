@@ -1,4 +1,3 @@
-import { authorizeCollections, type Action } from '../auth/authorize.js';
 import type { SandboxView } from '../engine/sandbox-view.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -19,9 +18,4 @@ export type GraphQLContext = {
 
 export function createGraphQLContext(view: SandboxView, access: Access): GraphQLContext {
   return { view, access, loaders: createLoaders(view) };
-}
-
-/** The one authorization decision (`auth/authorize.ts`), per field: `<collection>:read|write|delete`. */
-export function authorize(context: GraphQLContext, collection: string, action: Action): void {
-  authorizeCollections(context.access, [collection], action);
 }

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
+import { Kind, type DocumentNode } from 'graphql';
 import { consola } from 'consola';
 import { createHandler } from 'graphql-http';
-import { sandboxOf } from '../auth/identity.js';
 import type { Runtime } from '../runtime.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
@@ -24,7 +24,7 @@ export function createGraphQLEndpoint(runtime: Runtime) {
   const contextOf = (event: H3Event): GraphQLContext => {
     const identity = event.context.identity!;
     const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
-    return createGraphQLContext(engine.forSandbox(sandboxOf(event), { maxPageSize }), { role: identity.role, scopes: identity.scopes });
+    return createGraphQLContext(engine.for(identity, { maxPageSize }), { role: identity.role, scopes: identity.scopes });
   };
   const handle = createHandler<H3Event, undefined, GraphQLContext>({
     schema,
@@ -36,19 +36,50 @@ export function createGraphQLEndpoint(runtime: Runtime) {
       if (refused) return refused;
       const prepared = prepare(params.query, params.variables);
       if ('errors' in prepared) return prepared.errors;
+      if (isQuery(prepared.document, params.operationName)) readOnly.add(req.raw);
       return { schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue: contextOf(req.raw) };
     },
     formatError: createErrorFormatter((error) => consola.error('a GraphQL resolver failed:', error)),
   });
 
-  const run = async (event: H3Event, body: string | null) => {
-    // HEAD is GET without the body (h3 drops it), as on every other route.
-    const method = event.req.method === 'HEAD' ? 'GET' : event.req.method;
+  /** The requests whose document is a query (read-only): their answers may be kept. */
+  const readOnly = new WeakSet<H3Event>();
+
+  const execute = async (event: H3Event, method: string, body: string | null) => {
     const [text, init] = await handle({ method, url: event.req.url, headers: event.req.headers, body, raw: event, context: undefined });
     event.res.status = init.status;
     event.res.statusText = init.statusText;
     for (const [name, value] of Object.entries(init.headers ?? {})) event.res.headers.set(name, value);
     return text ?? '';
   };
+
+  /**
+   * A query's answer comes from the engine's answer cache when the same document, variables and
+   * media type were answered before in this sandbox for this role (graphql-js's execute costs
+   * more than a whole cached REST answer); an answer with errors, or a mutation's, is not kept.
+   */
+  const run = async (event: H3Event, body: string | null) => {
+    // HEAD is GET without the body (h3 drops it), as on every other route.
+    const method = event.req.method === 'HEAD' ? 'GET' : event.req.method;
+    const identity = event.context.identity!;
+    // Everything graphql-http reads to choose its answer: the method, the media types, the document and variables.
+    const headers = event.req.headers;
+    const request = `${method} ${headers.get('accept') ?? ''} ${headers.get('content-type') ?? ''}\n${method === 'GET' ? event.url.search : body}`;
+    const answer = await engine.for(identity).graphqlAnswer(request, async () => {
+      const text = await execute(event, method, body);
+      const keep = readOnly.has(event) && event.res.status === 200 && text.startsWith('{"data"');
+      return { body: `${event.res.headers.get('content-type') ?? ''}\n${text}`, keep };
+    });
+    const split = answer.indexOf('\n');
+    event.res.headers.set('content-type', answer.slice(0, split));
+    return answer.slice(split + 1);
+  };
   return { run };
+}
+
+/** Whether the operation the request runs is a query. */
+function isQuery(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  return operation?.operation === 'query';
 }

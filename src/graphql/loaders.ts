@@ -1,5 +1,6 @@
 import type { Json } from '../engine/collection-store.js';
-import type { ListParams, SandboxView } from '../engine/sandbox-view.js';
+import type { ListArgs } from '../engine/list-query.js';
+import type { SandboxView } from '../engine/sandbox-view.js';
 
 /**
  * Collects the keys asked for while graphql-js walks one level of a result, then answers them
@@ -61,12 +62,12 @@ export function createLoaders(view: SandboxView) {
       }
       return batcher.get(id);
     },
-    children(collection: string, relation: string, parent: Json, keyField: string, params?: ListParams): Promise<Json[]> {
-      const name = JSON.stringify([collection, relation, params ?? null]);
+    children(collection: string, relation: string, parent: Json, keyField: string, args?: ListArgs): Promise<Json[]> {
+      const name = JSON.stringify([collection, relation, args ?? null]);
       let batcher = children.get(name);
       if (!batcher) {
         batcher = new Batcher(
-          async (parents) => (await view.collection(collection).relatedMany(parents, relation, params)) as Json[][],
+          async (parents) => (await view.collection(collection).relatedMany(parents, relation, args)) as Json[][],
           (record) => record[keyField],
         );
         children.set(name, batcher);

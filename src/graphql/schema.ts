@@ -15,8 +15,8 @@ import {
 } from 'graphql';
 import type { Json } from '../engine/collection-store.js';
 import type { CollectionDefinition } from '../engine/definition.js';
-import { scalarFields, type FieldKind, type ListParams } from '../engine/list-query.js';
-import { authorize, type GraphQLContext } from './context.js';
+import { scalarFields, type FieldKind, type ListArgs } from '../engine/list-query.js';
+import type { GraphQLContext } from './context.js';
 import { camel, createFieldTypes, isGraphQLName, pascal } from './field-types.js';
 
 type Args = Record<string, unknown>;
@@ -37,8 +37,8 @@ const Pagination = new GraphQLObjectType({
   },
 });
 
-/** The list arguments with their REST names (the seed's aliases first); filters come from the definition. */
-const paging = { limit: ['limit', '_limit'], page: ['page', '_page'], _sort: ['sort', '_sort'], _order: ['order', '_order'] } as const;
+/** The list arguments with their aliases (the seed's REST names); filters come from the definition. */
+const paging = { limit: ['limit', '_limit'], page: ['page', '_page'], sort: ['sort', '_sort'], order: ['order', '_order'] } as const;
 const reserved = new Set(['limit', '_limit', 'page', '_page', 'sort', '_sort', 'order', '_order', 'q', 'cursor']);
 const filterScalars: Record<FieldKind, GraphQLInputType> = { id: GraphQLID, string: GraphQLString, integer: GraphQLInt, number: GraphQLFloat, boolean: GraphQLBoolean, any: GraphQLString };
 
@@ -66,15 +66,21 @@ function listArgs(definition: CollectionDefinition, withCursor: boolean): GraphQ
   return args;
 }
 
-/** GraphQL arguments → the REST list parameters of the engine surface (first alias given wins). */
-function toListParams(definition: CollectionDefinition, args: Args): ListParams | undefined {
-  const params: ListParams = {};
-  const first = (names: readonly string[]) => names.map((n) => args[n]).find((v) => v !== undefined && v !== null) as ListParams[string];
-  for (const [rest, names] of Object.entries(paging)) params[rest] = first(names);
-  params.q = first(['q']);
-  params.cursor = first(['cursor']);
-  for (const { field, names } of filterFields(definition)) params[field] = first(names);
-  return Object.values(params).some((v) => v !== undefined) ? params : undefined;
+/** GraphQL arguments → the engine's typed list arguments (first alias given wins); undefined when none is given. */
+function toListArgs(definition: CollectionDefinition, args: Args): ListArgs | undefined {
+  const first = (names: readonly string[]) => names.map((n) => args[n]).find((v) => v !== undefined && v !== null);
+  const out: Record<string, unknown> = {};
+  let given = false;
+  for (const [name, names] of Object.entries(paging)) given = (out[name] = first(names)) !== undefined || given;
+  given = (out.q = first(['q'])) !== undefined || given;
+  given = (out.cursor = first(['cursor'])) !== undefined || given;
+  const filters: Record<string, (string | number | boolean)[]> = {};
+  for (const { field, names } of filterFields(definition)) {
+    const values = first(names) as (string | number | boolean)[] | undefined;
+    if (values !== undefined) filters[field] = values;
+  }
+  if (Object.keys(filters).length) given = Boolean((out.filters = filters));
+  return given ? (out as ListArgs) : undefined;
 }
 
 /** Input objects arrive without a prototype; the engine gets plain JSON. */
@@ -118,7 +124,6 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
     return {
       type: types.get(target.name)!,
       resolve: async (record, _args, context) => {
-        authorize(context, collection, 'read');
         const id = record[field];
         return id === undefined || id === null ? null : ((await context.loaders.record(collection, id)) ?? null);
       },
@@ -131,8 +136,7 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
       description: 'Without arguments, every related record; with list arguments, this record\'s page of them.',
       args: listArgs(target, false),
       resolve: (record, args, context) => {
-        authorize(context, target.name, 'read');
-        return context.loaders.children(definition.name, relation, record, key, toListParams(target, args));
+        return context.loaders.children(definition.name, relation, record, key, toListArgs(target, args));
       },
     };
   }
@@ -151,8 +155,7 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
       type: new GraphQLNonNull(page),
       args: listArgs(definition, true),
       resolve: (_root, args, context) => {
-        authorize(context, name, 'read');
-        return context.view.collection(name).list(toListParams(definition, args));
+        return context.view.collection(name).find(toListArgs(definition, args) ?? {});
       },
     };
     // A name that is its own singular (a config collection `data`) keeps its list query only.
@@ -160,7 +163,6 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
       resolve: async (_root, args, context) => {
-        authorize(context, name, 'read');
         return (await context.loaders.record(name, args.id)) ?? null;
       },
     };
@@ -178,10 +180,9 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
       description: 'A JSON merge patch: fields left out keep their values, null clears an optional field.',
       fields: () => inputFields(false),
     });
-    /** A write, then the request's loaders forget what they read: later fields see the change. */
-    const write = (action: 'write' | 'delete', run: (args: Args, context: GraphQLContext) => Promise<Json>): Field['resolve'] =>
+    /** A write (the engine authorizes it), then the request's loaders forget what they read: later fields see the change. */
+    const write = (run: (args: Args, context: GraphQLContext) => Promise<Json>): Field['resolve'] =>
       async (_root, args, context) => {
-        authorize(context, name, action);
         const record = await run(args, context);
         context.loaders.clear();
         return record;
@@ -189,18 +190,18 @@ export function buildGraphQLSchema(collections: readonly CollectionDefinition[])
     mutation[`create${Type}`] = {
       type: new GraphQLNonNull(type),
       args: { input: { type: nonNull(create) } },
-      resolve: write('write', (args, context) => context.view.collection(name).create(plain(args.input))),
+      resolve: write((args, context) => context.view.collection(name).create(plain(args.input))),
     };
     mutation[`update${Type}`] = {
       type: new GraphQLNonNull(type),
       args: { id: { type: nonNull(GraphQLID) }, input: { type: nonNull(update) } },
-      resolve: write('write', (args, context) => context.view.collection(name).patch(args.id, plain(args.input))),
+      resolve: write((args, context) => context.view.collection(name).patch(args.id, plain(args.input))),
     };
     mutation[`delete${Type}`] = {
       type: new GraphQLNonNull(type),
       description: 'Returns the record as it was.',
       args: { id: { type: nonNull(GraphQLID) } },
-      resolve: write('delete', (args, context) => context.view.collection(name).remove(args.id)),
+      resolve: write((args, context) => context.view.collection(name).remove(args.id)),
     };
   }
 

@@ -3,7 +3,7 @@ import { sandboxOf } from '../auth/identity.js';
 import { contextOf } from '../http/context.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
-import { parseListQuery, parseRelations, parseRelationsQuery, type ListQuery, type Relations } from '../engine/list-query.js';
+import { listQueryOf, parseRelations, type Relations } from '../engine/list-query.js';
 import type { CollectionDefinition } from '../engine/definition.js';
 import { collectionAccess, type Needed } from '../auth/authorize.js';
 import { notFound } from '../errors.js';
@@ -26,14 +26,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   };
   /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
   const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => [collectionAccess(event.context.params?.collection ?? '', action).needed];
-  /** A read needs `<collection>:read`, and the same of every collection it embeds or expands (parsed once, as the engine reads them). */
-  const readScopes = (event: H3Event, name = event.context.params?.collection ?? ''): Needed[] => {
-    const definition = storeOf(event, name).definition;
-    const { embed, expand } = relationsOf(event, definition);
-    const targets = [...embed, ...expand].map((relation) => definition.relations.find((r) => r.name === relation)!.collection);
-    return [...new Set([name, ...targets])].map((collection) => collectionAccess(collection, 'read').needed);
-  };
-  const { list, one, answer, idOf } = collectionResources(runtime, { storeOf, scope, readScopes, isPublic: true, name: '{collection}' });
+  const nameOf = (event: H3Event) => event.context.params?.collection ?? '';
+  const { list, one, idOf } = collectionResources(runtime, { storeOf, scope, nameOf, isPublic: true, name: '{collection}' });
 
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
@@ -45,22 +39,17 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   /** `/posts/1/comments` lists the parent's children; `/posts/1/user` is the parent's parent. */
   const related: MethodHandlers = {
     GET: {
-      // Reading `/users/1/posts` reads posts (and the parent user).
-      scope: (event) => [`${event.context.params?.collection ?? ''}:read`, ...readScopes(event, relationOf(event, storeOf(event)).collection)],
+      // Reading `/users/1/posts` reads posts (and the parent user): the engine checks both.
+      scope: checkedByTheEngine,
       scopeText: '{collection}:read and {relation target}:read, and each collection _embed/_expand names',
       public: true,
       handler: (event) => {
+        const ctx = contextOf(event);
         const store = storeOf(event);
         const relation = relationOf(event, store);
-        const sandbox = sandboxOf(event);
-        const id = idOf(event);
         const target = storeOf(event, relation.collection).definition;
-        return answer(event, sandbox, () =>
-          engine
-            .forSandbox(sandbox, { maxPageSize: runtime.config.limits.maxPageSize })
-            .collection(store.definition.name)
-            .relatedJson(id, relation.name, event.url.searchParams, relationsOf(event, target)),
-        );
+        const query = relation.kind === 'many' ? listQueryOf(event.url.search, ctx.config.limits.maxPageSize, target) : relationsOf(event, target);
+        return sendJson(event, engine.for(ctx).relatedJson(store.definition.name, idOf(event), relation.name, query));
       },
     },
   };
@@ -70,20 +59,16 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   route(app, '/api/v1/:collection/:id/:relation', related, (event) => relationOf(event, storeOf(event)));
 }
 
-declare module 'h3' {
-  interface H3EventContext {
-    /** `_embed`/`_expand` of the request, parsed once: the guard checks them, the engine adds them. */
-    relations?: Relations;
-  }
-}
+/** A read's scopes (its collection, and each it embeds or expands) are checked by `engine.for(ctx)`, from the parsed query. */
+const checkedByTheEngine = (): Needed[] => [];
 
 const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
 
-/** The request's `_embed`/`_expand` on the collection it reads, parsed once (a request without them parses nothing). */
-export function relationsOf(event: H3Event, definition: CollectionDefinition): Relations {
+/** A record read's `_embed`/`_expand` (a request without them parses nothing). */
+function relationsOf(event: H3Event, definition: CollectionDefinition): Relations {
   const search = event.url.search;
   if (!search.includes('_embed') && !search.includes('_expand')) return noRelations;
-  return (event.context.relations ??= parseRelations(event.url.searchParams, definition));
+  return parseRelations(event.url.searchParams, definition);
 }
 
 /** What the generic collection routes need to know of the collections a path names. */
@@ -92,8 +77,8 @@ export interface CollectionRouteOptions {
   storeOf: (event: H3Event) => CollectionStore;
   /** The scopes a write or delete needs (an entry that is a list: any one of them). */
   scope: (action: 'write' | 'delete') => (event: H3Event) => Needed[];
-  /** The scopes a read needs. */
-  readScopes: (event: H3Event) => Needed[];
+  /** The collection's name in the engine's registry (`posts`, `custom.invoices`). */
+  nameOf: (event: H3Event) => string;
   /** Guests may read it (`auth.required`): the baseline collections, not a sandbox's custom ones. */
   isPublic: boolean;
   /** How the scopes name the collection in `GET /auth/permissions` (`{collection}`, `{name} or custom`). */
@@ -107,20 +92,13 @@ export interface CollectionRouteOptions {
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
   const { engine } = runtime;
-  const { storeOf, scope, readScopes, isPublic, name } = options;
+  const { storeOf, scope, nameOf, isPublic, name } = options;
   const scopeText = (action: string) => (isPublic ? `${name}:${action}` : `${name}:${action} or custom:${action}`);
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
   const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
-  /** Reads answer from the engine's cache of finished answers (kept true by it), after the guard. */
-  const answer = (event: H3Event, sandbox: string, produce: () => string) =>
-    sendJson(event, engine.answers.answer(sandbox, contextOf(event).role, event.url.pathname + event.url.search, produce));
-  const read = { scope: (event: H3Event) => readScopes(event), scopeText: `${scopeText('read')}${isPublic ? ', and each collection _embed/_expand names' : ''}`, public: isPublic };
+  const read = { scope: checkedByTheEngine, scopeText: `${scopeText('read')}${isPublic ? ', and each collection _embed/_expand names' : ''}`, public: isPublic };
   const write = { scope: scope('write'), scopeText: scopeText('write') };
-  const listBody = (store: CollectionStore, sandbox: string, query: ListQuery) => {
-    const page = store.list(sandbox, query);
-    return `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
-  };
 
   /** PUT and PATCH differ only in the engine call. */
   const change =
@@ -136,13 +114,11 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
   const list: MethodHandlers = {
     GET: {
       ...read,
+      // REST's adapter: the query string parsed once into the typed query the engine takes.
       handler: (event) => {
-        const store = storeOf(event);
-        const sandbox = sandboxOf(event);
-        return answer(event, sandbox, () => {
-          const query = parseListQuery(event.url.searchParams, runtime.config.limits.maxPageSize, store.definition, relationsOf(event, store.definition));
-          return listBody(store, sandbox, query);
-        });
+        const ctx = contextOf(event);
+        const query = listQueryOf(event.url.search, ctx.config.limits.maxPageSize, storeOf(event).definition);
+        return sendJson(event, engine.for(ctx).listJson(nameOf(event), query));
       },
     },
     POST: {
@@ -159,14 +135,9 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
     GET: {
       ...read,
       handler: (event) => {
-        const store = storeOf(event);
-        const id = idOf(event);
-        const sandbox = sandboxOf(event);
-        return answer(event, sandbox, () => {
-          const json = store.getJson(sandbox, id, parseRelationsQuery(event.url.searchParams, store.definition, relationsOf(event, store.definition)));
-          if (json === undefined) throw missing(store, id);
-          return json;
-        });
+        const ctx = contextOf(event);
+        const relations = relationsOf(event, storeOf(event).definition);
+        return sendJson(event, engine.for(ctx).recordJson(nameOf(event), idOf(event), relations));
       },
     },
     PUT: { ...write, handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
@@ -184,5 +155,5 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
     },
   };
 
-  return { list, one, answer, idOf, missing };
+  return { list, one, idOf, missing };
 }

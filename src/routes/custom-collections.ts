@@ -1,7 +1,7 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import { customCollectionScope } from '../auth/scopes.js';
-import { checkCustomName } from '../engine/custom-collections.js';
+import { checkCustomName, customPrefix } from '../engine/custom-collections.js';
 import type { Runtime } from '../runtime.js';
 import { collectionResources } from './collections.js';
 import { route } from './_resource.js';
@@ -17,7 +17,7 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
   const { list, one } = collectionResources(runtime, {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
     scope: (action) => (event) => [customCollectionScope(nameOf(event), action)],
-    readScopes: (event) => [customCollectionScope(nameOf(event), 'read')],
+    nameOf: (event) => customPrefix + nameOf(event),
     // A sandbox's own collections: guests read the baseline collections only (contract section 7).
     isPublic: false,
     name: '{name}',

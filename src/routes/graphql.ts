@@ -8,8 +8,8 @@ export const graphqlPath = '/api/v1/graphql';
 
 /**
  * `GET`/`POST /api/v1/graphql`: GraphQL over HTTP with graphql-http, in the caller's sandbox and
- * with the caller's role (the request context already ran). The route is open: each resolver checks
- * the scope of the collection it reads or writes, as REST's guard would. A browser asking for
+ * with the caller's role (the request context already ran). The route is open: the engine
+ * (`engine.for(ctx)`) checks the scope of each collection a resolver reads or writes, as for REST. A browser asking for
  * HTML gets GraphiQL, served from the installed packages. graphql-js and the schema load on the
  * first GraphQL request (`graphql/endpoint.ts`), not at start-up (about 100 ms).
  */

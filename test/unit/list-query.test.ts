@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListQuery } from '../../src/engine/list-query.js';
+import { listQueryFrom, objectParams, parseListQuery } from '../../src/engine/list-query.js';
 import { ApiError } from '../../src/errors.js';
 import { todos } from '../../src/collections/todos.js';
 import { users } from '../../src/collections/users.js';
@@ -92,5 +92,30 @@ describe('filters and sort', () => {
   it('refuses a q of more than 64 words, and more than 8 sort keys', () => {
     expect(() => todoQuery(`q=${'a '.repeat(65)}`)).toThrow(/"q" has more than 64 words/);
     expect(() => todoQuery(`_sort=${Array(9).fill('title').join(',')}`)).toThrow(/"_sort" sorts by at most 8/);
+  });
+});
+
+describe('listQueryFrom (typed arguments, no query string between)', () => {
+  it('gives the query the REST parser gives for the same list', () => {
+    const typed = listQueryFrom(todos, { page: 2, limit: 5, sort: '-id', filters: { completed: [true], user_id: [1, 2] } }, 200);
+    const parsed = parseListQuery(new URLSearchParams('page=2&limit=5&_sort=-id&completed=true&user_id=1&user_id=2'), 200, todos);
+    expect(typed).toEqual(parsed);
+  });
+
+  it.each([
+    [{ limit: 201 }, 'limit'],
+    [{ page: 0 }, 'page'],
+    [{ filters: { nope: [1] } }, 'nope'],
+    [{ filters: { completed: [1] } }, 'completed'],
+    [{ sort: 'nope' }, '_sort'],
+  ])('refuses %j naming %s', (args, parameter) => {
+    expect(() => listQueryFrom(todos, args, 200)).toThrow(expect.objectContaining({ code: 'INVALID_QUERY', message: expect.stringContaining(`"${parameter}"`) }));
+  });
+});
+
+describe('objectParams (custom routes\' object form)', () => {
+  it('reads as the query string with the same parameters does', () => {
+    const fromObject = parseListQuery(objectParams({ user_id: [1, 2], _sort: '-id', limit: 5, q: undefined }), 200, todos);
+    expect(fromObject).toEqual(parseListQuery(new URLSearchParams('user_id=1&user_id=2&_sort=-id&limit=5'), 200, todos));
   });
 });
