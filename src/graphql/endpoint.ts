@@ -71,7 +71,8 @@ export function createGraphQLEndpoint(runtime: Runtime) {
       return { body: `${event.res.headers.get('content-type') ?? ''}\n${text}`, keep };
     });
     const split = answer.indexOf('\n');
-    event.res.headers.set('content-type', answer.slice(0, split));
+    // graphql-http names no type on some refusals (a mutation over GET: 405); h3 then says text/plain.
+    if (split > 0) event.res.headers.set('content-type', answer.slice(0, split));
     return answer.slice(split + 1);
   };
   return { run };
