@@ -1,10 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { baselineCollections } from '../collections/baseline.js';
-import { loadMockapiConfig } from '../config.js';
-import { openDatabase } from '../db/open.js';
-import { openApiTexts, type OpenApiFormat } from '../openapi/documents.js';
+import type { OpenApiFormat } from '../openapi/documents.js';
 import { version } from '../version.js';
 import { log } from './_database.js';
 
@@ -26,6 +23,13 @@ export function makeOpenApiCommand(): Command {
     .addOption(new Option('--format <version>', 'OpenAPI version').choices(['3.1', '3.0']).default('3.1'))
     .option('--config <file>', 'config file (default: mockapi.config.{ts,mjs,js,json} in the current folder)')
     .action(async (options: OpenApiOptions) => {
+      // Loaded on use: building the command line (`mockapi --help`) needs none of them.
+      const [{ baselineCollections }, { loadMockapiConfig }, { openDatabase }, { openApiTexts }] = await Promise.all([
+        import('../collections/baseline.js'),
+        import('../config.js'),
+        import('../db/open.js'),
+        import('../openapi/documents.js'),
+      ]);
       const config = await loadMockapiConfig({ config: options.config });
       const db = openDatabase(':memory:');
       let text: string;
