@@ -29,7 +29,6 @@ const out = [];
 if (process.env.EVENTS) {
   // The change events a REST write and the same GraphQL write fire (webhooks and live events consume them).
   const events = [];
-  runtime.engine.onChange((e) => events.push({ action: e.action, collection: e.collection.name, sandbox: e.sandbox, title: e.record.title }));
   const call = (method, path, body) => app.fetch(new Request('http://x/api/v1' + path, { method,
     headers: { 'content-type': 'application/json', 'x-sandbox': 'events' }, body: body && JSON.stringify(body) })).then((r) => r.json());
   const rest = await call('POST', '/posts', { user_id: 1, title: 'rest', body: 'b' });
@@ -38,6 +37,8 @@ if (process.env.EVENTS) {
   const made = await call('POST', '/graphql', { query: 'mutation { createPost(input: { user_id: 1, title: "gql", body: "b" }) { id } }' });
   const id = made.data.createPost.id;
   await call('POST', '/graphql', { query: 'mutation($id: ID!) { updatePost(id: $id, input: { title: "gql 2" }) { id } deletePost(id: $id) { id } }', variables: { id } });
+  // Read from the change log, where every write appends its event in its own transaction.
+  for (const e of runtime.engine.changes.after(0)) if (e.sandbox === 'events') events.push({ event: e.event, title: JSON.parse(e.data).title });
   console.log(JSON.stringify(events));
   process.exit(0);
 }
@@ -86,14 +87,14 @@ describe('batched relations', () => {
 
 describe('GraphQL mutations', () => {
   it('fire the same change events as the REST writes', () => {
-    const events = runScript({ EVENTS: '1' }) as { action: string; collection: string; sandbox: string; title: string }[];
+    const events = runScript({ EVENTS: '1' }) as { event: string; title: string }[];
     expect(events).toEqual([
-      { action: 'created', collection: 'posts', sandbox: 'events', title: 'rest' },
-      { action: 'updated', collection: 'posts', sandbox: 'events', title: 'rest 2' },
-      { action: 'deleted', collection: 'posts', sandbox: 'events', title: 'rest 2' },
-      { action: 'created', collection: 'posts', sandbox: 'events', title: 'gql' },
-      { action: 'updated', collection: 'posts', sandbox: 'events', title: 'gql 2' },
-      { action: 'deleted', collection: 'posts', sandbox: 'events', title: 'gql 2' },
+      { event: 'post.created', title: 'rest' },
+      { event: 'post.updated', title: 'rest 2' },
+      { event: 'post.deleted', title: 'rest 2' },
+      { event: 'post.created', title: 'gql' },
+      { event: 'post.updated', title: 'gql 2' },
+      { event: 'post.deleted', title: 'gql 2' },
     ]);
   });
 });

@@ -23,7 +23,6 @@ export interface EngineOptions {
   reserved?: ReservedValues;
 }
 
-export type ChangeListener = (event: ChangeEvent) => void;
 
 /**
  * The collection engine: one generic store per collection definition over the shared baseline
@@ -46,7 +45,6 @@ export function createEngine(options: EngineOptions) {
   });
   const changes = createChangeLog(db, options.limits);
   const webhooks = createWebhookStore(db, sandboxes);
-  const listeners: ChangeListener[] = [];
   const answers = createAnswerCache(db, sandboxes, options.limits);
   const sandboxChanged = (sandbox: string) => {
     sandboxes.forget(sandbox);
@@ -64,10 +62,8 @@ export function createEngine(options: EngineOptions) {
     changes,
     collection: (name: string) => byName.get(name),
     reserved: options.reserved,
-    emit: (event: ChangeEvent) => {
-      sandboxChanged(event.sandbox);
-      for (const listener of listeners) listener(event);
-    },
+    // Readers of changes (webhooks, /events, SSE) read the change log; a write only drops the sandbox's cached answers.
+    emit: (event: ChangeEvent) => sandboxChanged(event.sandbox),
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
   const custom = createCustomCollections(context, options.limits);
@@ -121,11 +117,6 @@ export function createEngine(options: EngineOptions) {
      */
     for(caller: Caller & { readonly sandbox: string }, viewOptions?: SandboxViewOptions) {
       return new SandboxView(viewDeps, caller.sandbox, viewOptions, caller);
-    },
-    /** Subscribes to every committed change (webhooks and live events consume these). */
-    onChange(listener: ChangeListener): () => void {
-      listeners.push(listener);
-      return () => listeners.splice(listeners.indexOf(listener), 1);
     },
     /**
      * Says that a sandbox's visible data changed (a record write says so itself; import, restore,

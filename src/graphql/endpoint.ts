@@ -2,6 +2,7 @@ import type { H3Event } from 'h3';
 import { Kind, type DocumentNode } from 'graphql';
 import { consola } from 'consola';
 import { createHandler } from 'graphql-http';
+import { contextOf as requestOf } from '../http/context.js';
 import type { Runtime } from '../runtime.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createErrorFormatter } from './errors.js';
@@ -22,7 +23,7 @@ export function createGraphQLEndpoint(runtime: Runtime) {
   const schema = buildGraphQLSchema(engine.collections);
   const prepare = createDocumentCache(schema);
   const contextOf = (event: H3Event): GraphQLContext => {
-    const identity = event.context.identity!;
+    const identity = requestOf(event);
     const maxPageSize = Math.min(graphqlMaxLimit, runtime.config.limits.maxPageSize);
     return createGraphQLContext(engine.for(identity, { maxPageSize }), { role: identity.role, scopes: identity.scopes });
   };
@@ -61,7 +62,7 @@ export function createGraphQLEndpoint(runtime: Runtime) {
   const run = async (event: H3Event, body: string | null) => {
     // HEAD is GET without the body (h3 drops it), as on every other route.
     const method = event.req.method === 'HEAD' ? 'GET' : event.req.method;
-    const identity = event.context.identity!;
+    const identity = requestOf(event);
     // Everything graphql-http reads to choose its answer: the method, the media types, the document and variables.
     const headers = event.req.headers;
     const request = `${method} ${headers.get('accept') ?? ''} ${headers.get('content-type') ?? ''}\n${method === 'GET' ? event.url.search : body}`;

@@ -13,8 +13,6 @@ declare module 'h3' {
   interface H3EventContext {
     /** The request context of an API request (`context.ts`): who asks, in which sandbox, with what config. */
     ctx?: RequestContext;
-    /** The same object as `ctx`, under its older name. */
-    identity?: RequestContext;
     /** The requester's sandbox id, once known (the activity log reads it). */
     sandbox?: string;
   }
@@ -89,7 +87,7 @@ export function requestContext(runtime: { config: ResolvedConfig; auth: Auth }):
   const limiter = createSimulationLimiter(runtime.config);
 
   const proceed = (event: H3Event, ctx: Context, next: () => unknown): unknown => {
-    event.context.ctx = event.context.identity = ctx;
+    event.context.ctx = ctx;
     if (!ctx.simulate) return next();
     const waited = runSimulation(event, ctx.simulate, ctx, limiter);
     return waited ? waited.then(next) : next();
