@@ -6,9 +6,7 @@ import { addCustomCollectionFileRoutes } from './routes/custom-collection-files.
 import { addHealthRoute } from './routes/health.js';
 import { addResetPageRoute } from './routes/reset-page.js';
 import { addSandboxRoutes } from './routes/sandbox.js';
-import { activityHooks } from './routes/sandbox-info.js';
 import { addSandboxTransferRoutes } from './routes/sandbox-transfer.js';
-import { drainUnreadBody } from './routes/_drain.js';
 import { addAuthRoutes } from './routes/auth.js';
 import { addEventRoutes } from './routes/events.js';
 import { addWebhookRoutes } from './routes/webhooks.js';
@@ -25,18 +23,15 @@ import { addDocsRoutes } from './routes/docs.js';
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
-  // activityHooks: each answered request of a sandbox goes to its in-memory activity log.
-  // metrics: each answer counted by route pattern and status, with its latency (GET /metrics).
   // onError: only what fails before the request context (it answers every error after it itself).
   const metrics = createMetrics(runtime);
   const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
-  installHooks(app, metrics.hooks(unlessPreflight(activityHooks(runtime))), metrics.recordUnseen);
-  app.use(drainUnreadBody);
+  // Around every answer: the unread body drained, the metrics and the sandbox's activity log.
+  installHooks(app, metrics.recorder, runtime.engine.activity);
   // The request chain (STYLE.md): the request context (CORS, a preflight ends here; who asks, in
-  // which sandbox; simulation), the custom routes, then each generated route's guard.
-  app.use(requestContext(runtime));
-  // The config's custom routes (contract section 19), matched before the generated ones.
-  app.use(customRoutes(runtime));
+  // which sandbox; simulation), the config's custom routes (contract section 19, matched before
+  // the generated ones), then each generated route's guard.
+  app.use(requestContext(runtime, customRoutes(runtime)));
   addHealthRoute(app, runtime);
   addResetPageRoute(app);
   addMetricsRoute(app, metrics);
@@ -52,10 +47,4 @@ export function createApp(runtime: Runtime): H3 {
   addCustomCollectionRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
   return app;
-}
-
-/** A preflight touches no sandbox (contract section 11): it is not an activity of any. */
-function unlessPreflight(hooks: ReturnType<typeof activityHooks>): ReturnType<typeof activityHooks> {
-  const { onResponse } = hooks;
-  return { ...hooks, onResponse: onResponse && ((response, event) => (event.context.preflight ? undefined : onResponse(response, event))) };
 }

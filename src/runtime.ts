@@ -70,6 +70,8 @@ export interface RuntimeOptions {
 export async function createRuntime(given: ResolvedConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   let config = deepFreeze(given);
   const current = () => config;
+  // One view of the limits for the engine and the lifecycle, following the config as it is swapped.
+  const limits = limitsView(config);
   const db = openDatabase(config.db);
   let engine: Engine;
   let auth: Auth | undefined;
@@ -78,21 +80,20 @@ export async function createRuntime(given: ResolvedConfig, options: RuntimeOptio
     collection === 'users' && auth?.accounts.personaTaken(field === 'username' ? value : '', field === 'email' ? value : '') ? 'a persona' : undefined;
   try {
     const collections = baselineCollections(db.sqlite, config.collections);
-    engine = createEngine({ db, collections, limits: limitsOf(current), reserved });
+    engine = createEngine({ db, collections, limits, reserved });
     loadBaseline(db, config.fixtures, collections, engine);
   } catch (error) {
     db.close();
     throw error;
   }
   const checkpoints = startCheckpoints(db.sqlite);
-  const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, limitsOf(current), checkpoints.bookkeeping);
+  const stopLifecycle = startSandboxLifecycle(engine.sandboxes, engine.activity, limits, checkpoints.bookkeeping);
   // A reload applies to the next delivery.
   const webhooks = startDispatcher(engine, current);
   const streams = createStreamHub(engine.changes);
+  // `config` is a plain property, swapped whole by `reconfigure`: every request reads it.
   const runtime: Runtime = {
-    get config() {
-      return config;
-    },
+    config,
     version,
     startedAt: Date.now(),
     db,
@@ -116,6 +117,8 @@ export async function createRuntime(given: ResolvedConfig, options: RuntimeOptio
       }
       const before = config;
       config = deepFreeze(next);
+      (runtime as { config: ResolvedConfig }).config = config;
+      Object.setPrototypeOf(limits, config.limits);
       // Cached answers were made under the old limits (page sizes) and settings.
       if (JSON.stringify(config) !== JSON.stringify(before)) engine.everythingChanged();
       return { runtime, restart };
@@ -132,10 +135,11 @@ export async function createRuntime(given: ResolvedConfig, options: RuntimeOptio
 }
 
 /** The limits the engine holds, read through to the config in force: a reload applies to the next call. */
-function limitsOf(config: () => ResolvedConfig): ResolvedConfig['limits'] {
-  const view = {} as ResolvedConfig['limits'];
-  for (const key of Object.keys(config().limits) as (keyof ResolvedConfig['limits'])[]) {
-    Object.defineProperty(view, key, { enumerable: true, get: () => config().limits[key] });
-  }
-  return view;
+/**
+ * The limits as the engine reads them, on every request: an empty object whose prototype is the
+ * current config's limits, so a read is a property read (no getter call) and `reconfigure` swaps
+ * every value at once by swapping the prototype.
+ */
+function limitsView(config: ResolvedConfig): ResolvedConfig['limits'] {
+  return Object.create(config.limits) as ResolvedConfig['limits'];
 }

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { getCookie, setCookie, type H3Event } from 'h3';
+import { setCookie, type H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
 
 export const identityCookie = 'svc_identity';
-const validId = /^[A-Za-z0-9_-]{1,128}$/;
-
 /** A sandbox id a client may choose: 1-128 characters of A-Z a-z 0-9 _ - (contract section 3). */
-export const isSandboxId = (value: string): boolean => validId.test(value);
-
-/** The `svc_identity` cookie, valid or not; a cookie given twice keeps the first, as browsers send the most specific first. */
-export const cookieSandbox = (event: H3Event): string | undefined => getCookie(event, identityCookie);
+export const sandboxIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
+export const isSandboxId = (value: string): boolean => sandboxIdPattern.test(value);
 
 /** The requester's sandbox (the request context resolved who asks; reading it may mint the cookie). */
 export const sandboxOf = (event: H3Event): string => contextOf(event).sandbox;

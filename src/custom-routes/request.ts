@@ -5,7 +5,7 @@ import { invalidBody, invalidJson, payloadTooLarge } from '../errors.js';
  * other route (contract section 19): past `limit` bytes reading it throws 413 (counted while
  * streaming, so a lying Content-Length cannot get past), and `json()` on malformed JSON 400
  * INVALID_JSON. The original body is only read when the handler reads this one, so a body the
- * handler ignores is still drained by the app (`routes/_drain.ts`) before the answer goes out.
+ * handler ignores is still drained by the app (`http/response-hook.ts`) before the answer goes out.
  */
 export function limitedRequest(original: Request, limit: number): Request {
   const hasBody = original.body !== null && original.method !== 'GET' && original.method !== 'HEAD';

@@ -11,14 +11,6 @@ export type Drizzle = ReturnType<typeof drizzle<typeof schema>>;
 export interface OpenDatabase {
   sqlite: Sqlite;
   orm: Drizzle;
-  /**
-   * `PRAGMA data_version`: it moves when another connection (`mockapi reset/import`, another
-   * server) commits to the file, never on this one's own writes. Read at most once per turn of
-   * the event loop: a request that arrives after another process's commit always comes in a
-   * later turn, and the read (an autocommit read transaction: two locks and an fstat, 2.5-4 µs
-   * on a WAL file) was a sixth of a cached answer's time when paid per request.
-   */
-  otherCommits(): number;
   close(): void;
 }
 
@@ -55,27 +47,9 @@ export function openDatabase(file: string): OpenDatabase {
   return {
     sqlite,
     orm,
-    otherCommits: oncePerTurn(sqlite.prepare('PRAGMA data_version').pluck()),
     close: () => {
       if (sqlite.open) sqlite.close();
     },
-  };
-}
-
-/** The statement's value, read again only in a later turn of the event loop than the last read. */
-function oncePerTurn(statement: Database.Statement): () => number {
-  let value = 0;
-  let fresh = false;
-  const expire = () => {
-    fresh = false;
-  };
-  return () => {
-    if (!fresh) {
-      value = statement.get() as number;
-      fresh = true;
-      setImmediate(expire);
-    }
-    return value;
   };
 }
 

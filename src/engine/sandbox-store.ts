@@ -4,6 +4,7 @@ import { holdsSql, rowBytesSql } from '../db/migrate.js';
 import { overlay } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
 import { quotaExceeded } from '../errors.js';
+import { oncePerTurn } from './answer-cache.js';
 
 export interface SandboxStoreOptions {
   limits?: {
@@ -54,7 +55,7 @@ export function rowBytes(id: number | string, doc: string | null): number {
  * Sandbox id → the compact integer of its rows, and the sandbox lifecycle on file: expiry
  * (`limits.sandboxTtl`), the bound on sandboxes holding data (`limits.maxSandboxes`), the bytes
  * each stores (`limits.sandboxBytes`) and last activity. The key → sid lookup of reads is
- * remembered while no other process commits (`db.otherCommits`) and this one neither opens the
+ * remembered while no other process commits (`oncePerTurn`) and this one neither opens the
  * key nor drops a sandbox; writes always read the file.
  *
  * Writes that may open, evict or expire sandboxes run in `write(fn)`: the notices of sandboxes
@@ -151,10 +152,11 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   // Key → [sid, last_active_at, holds] as last read, or null for a key without a row, while no
   // other process has committed since `knownAt`. Writes read the file (inside a transaction).
   const known = new Map<string, Row | null>();
-  let knownAt = db.otherCommits();
+  const otherCommits = oncePerTurn(sqlite);
+  let knownAt = otherCommits();
   function rowOf(key: string): Row | undefined {
     if (sqlite.inTransaction) return findRow.get(key) as Row | undefined;
-    const version = db.otherCommits();
+    const version = otherCommits();
     if (version !== knownAt) {
       known.clear();
       knownAt = version;

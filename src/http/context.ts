@@ -1,11 +1,12 @@
-import type { H3Event, Middleware } from 'h3';
+import type { IncomingHttpHeaders } from 'node:http';
+import { getCookie, type H3Event, type Middleware } from 'h3';
 import type { ResolvedConfig } from '../config.js';
-import { bearerToken, namedSandbox, scopesOf } from '../auth/identify.js';
-import { mintSandbox } from '../auth/identity.js';
-import type { Role } from '../auth/scopes.js';
+import { identityCookie, mintSandbox, sandboxIdPattern } from '../auth/identity.js';
+import { scopeList, type Role } from '../auth/scopes.js';
 import type { Auth } from '../auth/service.js';
 import type { Claims, Clock } from '../auth/tokens.js';
-import { createSimulationDefaults, createSimulationLimiter, readSimulation, runSimulation, type Simulation } from '../simulate/simulate.js';
+import { invalidIdentity, invalidToken } from '../errors.js';
+import { createSimulationLimiter, readSimulation, runSimulation, type Simulation } from '../simulate/simulate.js';
 import { createCors } from './cors.js';
 import { leave, toProblemResponse } from './answer.js';
 
@@ -81,28 +82,33 @@ const isApiPath = (path: string) => path === '/api/v1' || path.startsWith('/api/
  * `svc_identity` cookie, else an id minted on first read (here, and nowhere else). A token that
  * fails is always 401, never a silent downgrade. A cached GET without simulation costs one object.
  */
-export function requestContext(runtime: { config: ResolvedConfig; auth: Auth }): Middleware {
+export function requestContext(runtime: { readonly config: ResolvedConfig; auth: Auth }, customRoutes: Middleware): Middleware {
   const cors = createCors();
-  const defaults = createSimulationDefaults();
   const limiter = createSimulationLimiter(runtime.config);
 
   const proceed = (event: H3Event, ctx: Context, next: () => unknown): unknown => {
     event.context.ctx = ctx;
-    if (!ctx.simulate) return next();
+    // The config's custom routes come next, when it has any (a `--watch` reload may add some).
+    const then = hasRoutes(ctx.config) ? () => customRoutes(event, next) : next;
+    if (!ctx.simulate) return then();
     const waited = runSimulation(event, ctx.simulate, ctx, limiter);
-    return waited ? waited.then(next) : next();
+    return waited ? waited.then(then) : then();
   };
 
   const enter = (event: H3Event, next: () => unknown): unknown => {
     const config = runtime.config;
-    const preflight = cors(event, config);
-    if (preflight) return preflight;
+    const headers = event.runtime?.node?.req.headers;
+    // A request without `Origin` is not a browser's cross-origin call: only `Vary` to add.
+    if (!headers || headers.origin !== undefined || event.req.method === 'OPTIONS') {
+      const preflight = cors(event, config);
+      if (preflight) return preflight;
+    } else event.res.headers.set('vary', 'Origin');
     if (!isApiPath(event.url.pathname)) return next();
-    const simulate = readSimulation(event, config, defaults);
-    const token = bearerToken(event);
+    const simulate = asksForSimulation(event, config, headers) ? readSimulation(event, config) : undefined;
+    const token = bearerToken(event, headers);
     if (token !== undefined) {
       // A token names the sandbox itself; a malformed X-Sandbox beside it is still 400 (contract section 11).
-      namedSandbox(event, true);
+      namedSandbox(event, headers, true);
       const clock = clockOf(config, simulate);
       // Synchronous for a token seen before: no promise on the hot path.
       const seen = runtime.auth.verifySeenAccess(token, clock);
@@ -110,7 +116,7 @@ export function requestContext(runtime: { config: ResolvedConfig; auth: Auth }):
       return runtime.auth.verifyAccess(token, clock).then((claims) => proceed(event, withToken(event, config, claims, simulate), next));
     }
     const guest = config.auth.required;
-    const ctx = new Context(event, config, guest ? 'guest' : 'owner', guest ? guestScopes : ownerScopes, undefined, simulate, namedSandbox(event, false));
+    const ctx = new Context(event, config, guest ? 'guest' : 'owner', guest ? guestScopes : ownerScopes, undefined, simulate, namedSandbox(event, headers, false));
     return proceed(event, ctx, next);
   };
 
@@ -127,8 +133,69 @@ export function requestContext(runtime: { config: ResolvedConfig; auth: Auth }):
         (error: unknown) => toProblemResponse(error, event),
       );
     }
-    return leave(event, answer);
+    // Prepared JSON text (every cached read): h3 sends it with `event.res.headers` as they are.
+    return typeof answer === 'string' ? answer : leave(event, answer);
   };
+}
+
+function hasRoutes(config: ResolvedConfig): boolean {
+  for (const _ in config.routes) return true;
+  return false;
+}
+
+/**
+ * Whether the request asks the simulator for anything: an `X-Simulate-*` header, `_delay` or
+ * `_status` in the query, or the config's defaults. Most requests ask for nothing and skip it.
+ */
+function asksForSimulation(event: H3Event, config: ResolvedConfig, headers: IncomingHttpHeaders | undefined): boolean {
+  if (config.simulate.latency !== undefined || config.simulate.rateLimit !== undefined) return true;
+  const search = event.url.search;
+  if (search.length > 1 && (search.includes('_delay') || search.includes('_status'))) return true;
+  if (!headers) return true;
+  for (const name in headers) if (name.startsWith('x-simulate-')) return true;
+  return false;
+}
+
+/**
+ * Where an Authorization header is not read: the refresh call, whose refresh token names the
+ * sandbox and the user. Client interceptors attach the (expired) access token to every call;
+ * refusing it there would make an expired session impossible to refresh.
+ */
+const ignoresBearer = '/api/v1/auth/refresh';
+
+/** The request's Bearer token, undefined without one; an empty one is 401. */
+function bearerToken(event: H3Event, headers: IncomingHttpHeaders | undefined): string | undefined {
+  const authorization = headers ? headers.authorization : event.req.headers.get('authorization');
+  if (authorization == null || event.url.pathname === ignoresBearer || !/^\s*bearer(\s|$)/i.test(authorization)) return undefined;
+  const token = authorization.trim().slice(6).trim();
+  if (!token) throw invalidToken('the Bearer token is empty');
+  return token;
+}
+
+/**
+ * The sandbox a request names: `X-Sandbox` first, then the cookie; malformed is 400. `headerOnly`:
+ * a token names the sandbox, so only a malformed header is refused (the cookie is not read).
+ */
+function namedSandbox(event: H3Event, headers: IncomingHttpHeaders | undefined, headerOnly: boolean): string | undefined {
+  const given = headers ? headers['x-sandbox'] : event.req.headers.get('x-sandbox');
+  if (given != null) {
+    const header = Array.isArray(given) ? given.join(', ') : given;
+    if (!sandboxIdPattern.test(header)) throw invalidIdentity('the X-Sandbox header must be 1-128 characters of A-Z a-z 0-9 _ -');
+    return header;
+  }
+  if (headerOnly || (headers && headers.cookie === undefined)) return undefined;
+  const cookie = getCookie(event, identityCookie);
+  if (cookie === undefined) return undefined;
+  if (!sandboxIdPattern.test(cookie)) throw invalidIdentity('the svc_identity cookie must be 1-128 characters of A-Z a-z 0-9 _ -');
+  return cookie;
+}
+
+/** A token's scope claim as a list, worked out once per token (verified claims are cached objects). */
+const scopeLists = new WeakMap<Claims, readonly string[]>();
+function scopesOf(claims: Claims): readonly string[] {
+  let scopes = scopeLists.get(claims);
+  if (!scopes) scopeLists.set(claims, (scopes = scopeList(claims.scope)));
+  return scopes;
 }
 
 /** The request's context; the context step runs first for every API path, so a route always has one. */

@@ -1,3 +1,15 @@
+import type { H3Event } from 'h3';
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** The config's custom route that answered (`GET /users/featured`): the request's route label. */
+    customRoute?: string;
+  }
+}
+
+/** The label of requests no route matched: their URLs would make one series each. */
+export const unmatchedRoute = 'unmatched';
+
 /** Latency buckets in seconds: a cached page answers in well under a millisecond, a simulated delay in up to 30 s. */
 export const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -26,8 +38,9 @@ export interface CollectedMetric {
  * lookups, three increments and a bucket search. prom-client's own `labels()` children hash the
  * label values on every call; these cells are rendered through its Registry at scrape time instead.
  */
-export function createRequestRecorder() {
+export function createRequestRecorder(isCollection: (name: string) => boolean) {
   const routes = new Map<string, Map<string, Series>>();
+  const labelOf = routeLabeller(isCollection);
 
   const seriesOf = (route: string, method: string): Series => {
     let byMethod = routes.get(route);
@@ -44,17 +57,23 @@ export function createRequestRecorder() {
     for (const byMethod of routes.values()) yield* byMethod.values();
   };
 
+  function record(route: string, method: string, status: number, seconds: number): void {
+    const series = seriesOf(route, method);
+    const cell = series.statuses.get(status);
+    if (cell) cell.count++;
+    else series.statuses.set(status, { count: 1 });
+    series.sum += seconds;
+    series.count++;
+    let bucket = 0;
+    while (bucket < latencyBuckets.length && seconds > latencyBuckets[bucket]!) bucket++;
+    series.buckets[bucket]!++;
+  }
+
   return {
-    record(route: string, method: string, status: number, seconds: number): void {
-      const series = seriesOf(route, method);
-      const cell = series.statuses.get(status);
-      if (cell) cell.count++;
-      else series.statuses.set(status, { count: 1 });
-      series.sum += seconds;
-      series.count++;
-      let bucket = 0;
-      while (bucket < latencyBuckets.length && seconds > latencyBuckets[bucket]!) bucket++;
-      series.buckets[bucket]!++;
+    record,
+    /** Records the answer of a request, under its route label. */
+    answered(event: H3Event, status: number, seconds: number): void {
+      record(labelOf(event), event.req.method, status, seconds);
     },
     metrics(prefix: string): CollectedMetric[] {
       const requests = {
@@ -89,3 +108,29 @@ export function createRequestRecorder() {
 }
 
 export type RequestRecorder = ReturnType<typeof createRequestRecorder>;
+
+/**
+ * The route label of a request: the router's pattern, with `:collection` filled in when it names
+ * a collection of the server (`/api/v1/posts/:id`: a bounded set), or the config's custom route
+ * that answered it (`GET /users/featured`). Never the raw URL. Each label is made once and kept.
+ */
+function routeLabeller(isCollection: (name: string) => boolean) {
+  const filled = new Map<string, Map<string, string>>();
+  return (event: H3Event): string => {
+    const custom = event.context.customRoute;
+    if (custom !== undefined) return custom;
+    const pattern = (event.context.matchedRoute as { route?: string } | undefined)?.route;
+    if (pattern === undefined) return unmatchedRoute;
+    const collection = event.context.params?.collection;
+    if (collection === undefined || !pattern.includes(':collection')) return pattern;
+    let byName = filled.get(pattern);
+    if (!byName) filled.set(pattern, (byName = new Map()));
+    let label = byName.get(collection);
+    if (label === undefined) {
+      // An unknown name gets the pattern and is not kept: a client must not grow this map.
+      if (!isCollection(collection)) return pattern;
+      byName.set(collection, (label = pattern.replace(':collection', collection)));
+    }
+    return label;
+  };
+}

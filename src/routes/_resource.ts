@@ -1,9 +1,29 @@
 import type { EventHandler, H3, H3Event } from 'h3';
-import { requireAccess, type Access } from '../auth/guard.js';
+import { authorize, type Needed } from '../auth/authorize.js';
 import { methodNotAllowed } from '../errors.js';
+import { contextOf } from '../http/context.js';
+
+/** What a route declares about who may call it (contract section 7). */
+export interface Access {
+  /**
+   * The scope a token must hold (`posts:read`, `sandbox:reset`), or a function of the request for
+   * generic routes; several when one request reads several collections (`_embed`, `_expand`),
+   * each needed; an entry that is itself a list is met by any one of its scopes (a custom
+   * collection's `invoices:write` or `custom:write`).
+   */
+  scope?: string | ((event: H3Event) => string | Needed[]);
+  /** How `GET /auth/permissions` words a scope worked out per request (`<collection>:read`). */
+  scopeText?: string;
+  /** A remark for `GET /auth/permissions`. */
+  note?: string;
+  /** Guests may call it too (`auth.required` without a token): the reads of the baseline collections. */
+  public?: boolean;
+  /** Anyone may call it, with a token or without: health, login, register, refresh, roles... */
+  open?: boolean;
+}
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** A method's handler and who may call it (every route declares it; see `auth/guard.ts`). */
+/** A method's handler and who may call it (every route declares it). */
 export type MethodHandler = Access & { handler: (event: H3Event) => unknown };
 export type MethodHandlers = Partial<Record<Method, MethodHandler>>;
 
@@ -22,6 +42,19 @@ export function resource(handlers: MethodHandlers): EventHandler {
     requireAccess(event, declared);
     return declared.handler(event);
   };
+}
+
+/**
+ * The guard step: after the request context, before the handler (so before any cached answer is
+ * read). It asks the one authorization decision (`authorize.ts`) with what the route declares.
+ */
+function requireAccess(event: H3Event, access: Access): void {
+  if (access.open) return;
+  const ctx = contextOf(event);
+  if (ctx.role === 'owner') return;
+  const declared = typeof access.scope === 'function' ? access.scope(event) : access.scope;
+  if (declared === undefined) throw new Error(`${event.url.pathname} declares no scope`);
+  authorize(ctx, typeof declared === 'string' ? [declared] : declared, access.public);
 }
 
 /** A route as it was declared: its path and, per method, who may call it. */

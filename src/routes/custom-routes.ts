@@ -14,20 +14,17 @@ const apiPrefix = '/api/v1';
 const noRoute = Symbol.for('h3.notFound');
 
 /**
- * The config's custom routes (contract section 19), the last step of the request chain: after
- * identify and simulate, before the generated routes, so `GET /users/featured` wins over
+ * The config's custom routes (contract section 19), the step the request context runs after it
+ * (when the config has any): after identify and simulate, before the generated routes, so `GET /users/featured` wins over
  * `/users/{id}`. The route table is compiled once per config, from the config the request
  * started with: a `serve --watch` reload changes routes without rebuilding the app.
  */
 export function customRoutes(runtime: Runtime): Middleware {
   return (event, next) => {
-    // The request context runs for API paths only.
-    if (!event.context.ctx) return;
-    const routes = tableOf(contextOf(event).config);
-    if (!routes.size) return;
-    const match = routes.match(event.req.method, event.url.pathname.slice(apiPrefix.length) || '/');
-    if (!match) return;
+    const match = tableOf(contextOf(event).config).match(event.req.method, event.url.pathname.slice(apiPrefix.length) || '/');
+    if (!match) return next();
     if (!match.route) return otherMethod(event, next, match.allow);
+    event.context.customRoute = match.route.key;
     return run(runtime, event, match.route, match.params);
   };
 }

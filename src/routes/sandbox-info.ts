@@ -1,42 +1,8 @@
-import type { H3, H3Config, H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
 import type { SnapshotStore } from '../engine/snapshots.js';
 import type { Runtime } from '../runtime.js';
 import { route } from './_resource.js';
-
-declare module 'h3' {
-  interface H3EventContext {
-    /** `performance.now()` when the request arrived, for the activity log's durations. */
-    arrivedAt?: number;
-  }
-}
-
-/** Paths longer than this are cut in the activity log (the log is bounded in bytes too). */
-const maxLoggedPath = 256;
-
-/**
- * The app hooks that feed the activity log: every API request of a sandbox, errors included, is
- * recorded in memory once its answer is ready. Two clock reads and a
- * few Map operations per request; never a SQLite write.
- */
-export function activityHooks(runtime: Runtime): Pick<H3Config, 'onRequest' | 'onResponse'> {
-  const { activity } = runtime.engine;
-  return {
-    onRequest: (event) => {
-      event.context.arrivedAt = performance.now();
-    },
-    onResponse: (response, event) => {
-      // Set by the request context for a named sandbox (even when the route then fails) or once one
-      // was minted: a failure never mints a new sandbox just to log it.
-      const sandbox = event.context.sandbox;
-      if (!sandbox) return;
-      const durationMs = Math.round((performance.now() - (event.context.arrivedAt ?? performance.now())) * 100) / 100;
-      const path = event.url.pathname;
-      const logged = path.length > maxLoggedPath ? `${path.slice(0, maxLoggedPath)}…` : path;
-      activity.record(sandbox, event.req.method, logged, response.status, durationMs, Date.now());
-    },
-  };
-}
 
 /** `GET /api/v1/sandbox` and `GET /api/v1/sandbox/activity`: the requester's own sandbox. */
 export function addSandboxInfoRoutes(app: H3, runtime: Runtime, snapshots: SnapshotStore): void {

@@ -32,7 +32,7 @@ const skewUnits: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
  * `simulate.rateLimit`, `serve --latency`), and the clock skew and token expiry auth reads.
  * Undefined when it asks for nothing: a few header lookups, no object.
  */
-export function readSimulation(event: H3Event, config: ResolvedConfig, defaults: SimulationDefaults): Simulation | undefined {
+export function readSimulation(event: H3Event, config: ResolvedConfig): Simulation | undefined {
   const headers = event.req.headers;
   const parsed = event.runtime?.node?.req.headers;
   const latency = header(parsed, headers, 'x-simulate-latency');
@@ -142,12 +142,8 @@ function simulationQuery(event: H3Event): { delay?: string; status?: string } | 
   return { delay, status };
 }
 
-export type SimulationDefaults = (config: ResolvedConfig) => { latency?: LatencyRange; rateLimit?: RateRule } | undefined;
-
-/** The config's defaults, parsed once per config. */
-export function createSimulationDefaults(): SimulationDefaults {
-  return perConfig(({ simulate }: ResolvedConfig) => (simulate.latency === undefined && simulate.rateLimit === undefined ? undefined : parseSimulationConfig({ simulate })));
-}
+/** The config's simulation defaults, parsed once per config. */
+const defaults = perConfig(({ simulate }: ResolvedConfig) => (simulate.latency === undefined && simulate.rateLimit === undefined ? undefined : parseSimulationConfig({ simulate })));
 
 /**
  * The config's simulation defaults, checked: `serve` calls it before it opens anything, so a bad
