@@ -3,7 +3,7 @@ import type { OpenDatabase } from '../db/open.js';
 import { holdsSql, rowBytesSql } from '../db/migrate.js';
 import { overlay } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
-import { quotaExceeded } from '../errors.js';
+import { quotaExceeded } from './errors.js';
 
 export interface SandboxStoreOptions {
   limits?: {

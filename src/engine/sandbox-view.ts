@@ -1,5 +1,5 @@
 import { authorizeCollections, type Action, type Caller } from '../auth/authorize.js';
-import { invalidQuery, notFound } from '../errors.js';
+import { invalidQuery, notFound } from './errors.js';
 import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';

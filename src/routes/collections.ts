@@ -5,7 +5,7 @@ import type { Relation } from '../engine/definition.js';
 import { listQueryOf, parseRelations, type Relations } from '../engine/list-query.js';
 import type { CollectionDefinition } from '../engine/definition.js';
 import type { Needed } from '../auth/authorize.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../engine/errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
 import { route, sendJson, type MethodHandlers } from './_resource.js';

@@ -1,6 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
-import { invalidQuery, invalidTable, unsupportedMediaType, type FieldProblem } from '../errors.js';
+import { unsupportedMediaType } from '../errors.js';
+import { invalidQuery, invalidTable, type FieldProblem } from '../engine/errors.js';
 import { columnLetters, type TableProblem } from '../formats/table-error.js';
 import { csvContentType, xlsxContentType } from '../formats/content-types.js';
 import type { Runtime } from '../runtime.js';
