@@ -1,4 +1,4 @@
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../engine/errors.js';
 import { customPrefix } from '../engine/custom-collections.js';
 import { allows, customCollectionScope } from './scopes.js';
 

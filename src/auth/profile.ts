@@ -1,5 +1,5 @@
 import type { Json } from '../engine/collection-store.js';
-import { conflict, unauthorized, validationFailed, type FieldProblem } from '../errors.js';
+import { conflict, unauthorized, validationFailed, type FieldProblem } from '../engine/errors.js';
 import type { Account } from './accounts.js';
 import type { AuthCore } from './service.js';
 

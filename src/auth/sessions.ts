@@ -1,5 +1,6 @@
 import { CONSUMED, LIVE } from '../engine/auth-store.js';
-import { conflict, invalidCredentials, invalidToken, refreshTokenReused } from '../errors.js';
+import { invalidCredentials, invalidToken, refreshTokenReused } from '../errors.js';
+import { conflict } from '../engine/errors.js';
 import { hashPassword } from './passwords.js';
 import type { AuthCore, IssueOptions, TokenAnswer } from './service.js';
 import type { Clock } from './tokens.js';

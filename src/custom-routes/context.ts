@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Identity } from '../auth/identity.js';
 import type { SandboxView } from '../engine/sandbox-view.js';
 import { ApiError } from '../errors.js';
+import { toHttpError } from '../http/problem.js';
 import type { RouteContext, RouteRole } from './types.js';
 
 export interface ContextDeps {
@@ -27,8 +28,8 @@ export function createRouteContext(deps: ContextDeps): RouteContext {
   let userRead = false;
 
   const collection = (name: string) => {
-    const { list, get, create, patch, replace, remove } = (view ??= deps.view()).collection(name);
-    return { list, get, create, patch, replace, remove };
+    const { list, get, create, patch, replace, remove } = asProblems(() => (view ??= deps.view()).collection(name))();
+    return { list: asProblems(list), get: asProblems(get), create: asProblems(create), patch: asProblems(patch), replace: asProblems(replace), remove: asProblems(remove) };
   };
 
   return {
@@ -47,6 +48,25 @@ export function createRouteContext(deps: ContextDeps): RouteContext {
     problem,
   };
 }
+
+/**
+ * The engine's domain errors reach a handler as the problems REST would answer with (`status`,
+ * `code`, `errors`: `RouteProblem`), so a handler that catches one reads what the client would get.
+ */
+function asProblems<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => R {
+  return (...args) => {
+    try {
+      const result = call(...args);
+      return (result instanceof Promise ? result.catch(rethrow) : result) as R;
+    } catch (error) {
+      return rethrow(error);
+    }
+  };
+}
+
+const rethrow = (error: unknown): never => {
+  throw toHttpError(error) ?? error;
+};
 
 /** `ctx.problem(status, code, detail)`: a problem+json error; the title is the status's reason phrase. */
 export function problem(status: number, code: string, detail: string): ApiError {

@@ -4,7 +4,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import type { OpenDatabase } from '../db/open.js';
 import { maxPackedNumber } from '../db/search-index.js';
-import type { FieldProblem } from '../errors.js';
+import type { FieldProblem } from './errors.js';
 import { CREATED, DELETED, UPDATED, type Json } from './collection-store.js';
 import type { CollectionDefinition } from './definition.js';
 import { customDefinition, customNamePattern, customPrefix } from './custom-collections.js';

@@ -4,7 +4,7 @@ import type { createListCompiler } from '../db/list-sql.js';
 import type { ListQuery } from './list-query.js';
 import { listPage, type Page } from './list-page.js';
 import { attachRelations } from './relations.js';
-import { conflict, quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
+import { conflict, quotaExceeded, validationFailed, type FieldProblem } from './errors.js';
 import type { CollectionDefinition } from './definition.js';
 import { applyMergePatch } from './merge-patch.js';
 import { newRecordId, parseRecordId, type RecordId } from './record-id.js';

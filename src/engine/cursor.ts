@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyValue, ListShape } from '../db/list-sql.js';
-import { invalidCursor } from '../errors.js';
+import { invalidCursor } from './errors.js';
 
 /**
  * Keyset cursors: an opaque base64url text holding the last row's order key and a fingerprint of

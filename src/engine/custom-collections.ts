@@ -1,5 +1,5 @@
 import { customCidBase, everyString } from '../db/search-index.js';
-import { invalidName, quotaExceeded } from '../errors.js';
+import { invalidName, quotaExceeded } from './errors.js';
 import { createCollectionStore, type CollectionStore, type Json, type StoreContext } from './collection-store.js';
 import { defineCollection, type CollectionDefinition } from './definition.js';
 

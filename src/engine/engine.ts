@@ -67,7 +67,7 @@ export function createEngine(options: EngineOptions) {
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
   const custom = createCustomCollections(context, options.limits);
-  const viewDeps = { context, store: (name: string) => resolve(name), answers };
+  const viewDeps = { context, store: (name: string) => resolve(name), answers, custom };
   /**
    * The collection registry (STYLE.md): one name space for core and config-declared collections
    * (`posts`) and the sandbox's custom ones (`custom.invoices`); a custom name that is not one is
@@ -105,7 +105,11 @@ export function createEngine(options: EngineOptions) {
     changes,
     /** Webhook subscriptions and their deliveries, per sandbox. */
     webhooks,
-    /** The engine bound to one sandbox, unchecked (no caller to authorize): for in-process callers that are the owner, such as tests. */
+    /**
+     * The engine bound to one sandbox, unchecked (no caller to authorize): for in-process callers
+     * that are the owner. No route uses it (they call `for(ctx)`); its users are tests
+     * (test/graphql-surface.test.ts, test/graphql-batching.test.ts).
+     */
     forSandbox(sandbox: string, viewOptions?: SandboxViewOptions) {
       return new SandboxView(viewDeps, sandbox, viewOptions);
     },

@@ -1,5 +1,5 @@
 import { paginationOf } from './pagination.js';
-import { invalidCursor, invalidQuery } from '../errors.js';
+import { invalidCursor, invalidQuery } from './errors.js';
 import { envelopeOf, parseEventId, type ChangeLog, type EventRef } from './change-log.js';
 import { compilePatterns, parsePatternList } from './event-pattern.js';
 import type { Page } from './list-page.js';

@@ -1,5 +1,5 @@
 import type { OpenDatabase } from '../db/open.js';
-import { quotaExceeded, type FieldProblem } from '../errors.js';
+import { quotaExceeded, type FieldProblem } from './errors.js';
 import { checkExportDocument, type PlannedRow, type PlannedSandbox } from './check-export-document.js';
 import { customPrefix } from './custom-collections.js';
 import type { Engine } from './engine.js';

@@ -1,6 +1,6 @@
 import type { AnchorValue, KeyValue, ListShape } from '../db/list-sql.js';
 import { orderKeyCount } from '../db/list-sql.js';
-import { invalidCursor } from '../errors.js';
+import { invalidCursor } from './errors.js';
 import type { Json, StoreContext } from './collection-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint, valueHash, type CursorValue } from './cursor.js';
 import type { CollectionDefinition } from './definition.js';

@@ -1,6 +1,6 @@
 import type { Operator } from '../db/list-sql.js';
 import { searchWords, toMatchQuery } from '../db/search-index.js';
-import { invalidQuery } from '../errors.js';
+import { invalidQuery } from './errors.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';
 

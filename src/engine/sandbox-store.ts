@@ -3,8 +3,8 @@ import type { OpenDatabase } from '../db/open.js';
 import { holdsSql, rowBytesSql } from '../db/migrate.js';
 import { overlay } from '../db/schema.js';
 import { maxPackedNumber, type SearchIndex } from '../db/search-index.js';
-import { quotaExceeded } from '../errors.js';
 import { oncePerTurn } from './answer-cache.js';
+import { quotaExceeded } from './errors.js';
 
 export interface SandboxStoreOptions {
   limits?: {

@@ -1,5 +1,5 @@
 import { authorizeCollections, type Action, type Caller } from '../auth/authorize.js';
-import { invalidQuery, notFound } from '../errors.js';
+import { invalidQuery, notFound } from './errors.js';
 import { parseRecordId } from './record-id.js';
 import type { CollectionStore, Json, StoreContext } from './collection-store.js';
 import type { CollectionDefinition, Relation } from './definition.js';
@@ -8,6 +8,7 @@ import { listQueryFrom, objectParams, parseListQuery, type ListArgs, type ListPa
 import { relatedOf } from './relations.js';
 import { maxRelated } from '../db/merged-view.js';
 import type { AnswerCache } from './answer-cache.js';
+import { customPrefix, type CustomCollections } from './custom-collections.js';
 
 export type { ListParams };
 
@@ -27,7 +28,12 @@ export interface ViewDeps {
   context: StoreContext;
   store: (name: string) => CollectionStore | undefined;
   answers: AnswerCache;
+  /** Whole-collection operations of the sandbox's custom collections (table export and import). */
+  custom: Pick<CustomCollections, 'records' | 'importRecords'>;
 }
+
+/** A write's body, asked for once the caller is authorized: REST reads the request body only then. */
+export type BodyOf = () => Json | Promise<Json>;
 
 /** Parents per batched statement with list arguments; the count is padded so few statement shapes exist. */
 const batchSize = 256;
@@ -41,7 +47,9 @@ const batchSize = 256;
  *
  * A class, so `engine.for(ctx)` on every REST read costs one object and no closures. The REST reads (`listJson`, `recordJson`, `relatedJson`) take the typed query the REST adapter
  * parsed, authorize it (the collection and what it embeds or expands) and answer from the answer
- * cache, whose keys are made here from the typed query: JSON text straight from the store.
+ * cache, whose keys are made here from the typed query: JSON text straight from the store. The
+ * writes (`create`, `replace`, `patch`, `remove`, a custom collection's table import) authorize
+ * the caller before they ask for the body, so REST's routes only read the request and shape the answer.
  */
 export class SandboxView {
   readonly maxPageSize: number;
@@ -104,6 +112,49 @@ export class SandboxView {
     return this.deps.answers.answerLater(this.sandbox, this.caller?.role ?? 'owner', `G ${request}`, produce);
   }
 
+  /** Creates a record; `body` is read only once the caller may write (a refused caller's body is never parsed). */
+  async create(name: string, body: BodyOf): Promise<Json> {
+    const store = this.allowed(name, 'write');
+    return store.create(this.sandbox, await body());
+  }
+
+  /** PUT; an invisible record throws 404. */
+  async replace(name: string, id: unknown, body: BodyOf): Promise<Json> {
+    const store = this.allowed(name, 'write');
+    return store.replace(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  }
+
+  /** JSON merge patch; an invisible record throws 404. */
+  async patch(name: string, id: unknown, body: BodyOf): Promise<Json> {
+    const store = this.allowed(name, 'write');
+    return store.patch(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  }
+
+  /** Deletes the record and returns it as it was; an invisible record throws 404. */
+  remove(name: string, id: unknown): Json {
+    const store = this.allowed(name, 'delete');
+    return store.remove(this.sandbox, id) ?? throwMissing(store.definition, id);
+  }
+
+  /** Every record of the custom collection `name` (`invoices`), oldest first: what its export holds. */
+  customRecords(name: string): Json[] {
+    this.allowed(customPrefix + name, 'read');
+    return this.deps.custom.records(this.sandbox, name);
+  }
+
+  /** Creates records of the custom collection `name` in order, all or none (a table import); `records` are read only once the caller may write. */
+  async importCustom(name: string, records: () => Promise<Json[]>): Promise<Json[]> {
+    this.allowed(customPrefix + name, 'write');
+    return this.deps.custom.importRecords(this.sandbox, name, await records());
+  }
+
+  /** The collection, once the caller may do `action` to it (`<collection>:<action>`; a custom one's `<name>:` or `custom:`). */
+  private allowed(name: string, action: Action): CollectionStore {
+    const store = this.storeOf(name);
+    if (this.caller) authorizeCollections(this.caller, [name], action);
+    return store;
+  }
+
   /** The collection by its registry name, 404 when there is none. */
   storeOf(name: string): CollectionStore {
     const store = this.deps.store(name);
@@ -139,6 +190,9 @@ const keyOf = (query: ListQuery | Relations): string =>
 const listEnvelope = (page: { json: string; pagination: Pagination }) => `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
 
 const missingIn = (definition: CollectionDefinition, id: unknown) => notFound(`${definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
+const throwMissing = (definition: CollectionDefinition, id: unknown): never => {
+  throw missingIn(definition, id);
+};
 
 function relationIn(definition: CollectionDefinition, relationName: string): Relation {
   const relation = definition.relations.find((r) => r.name === relationName);
@@ -158,7 +212,6 @@ function collectionOf(view: SandboxView, name: string) {
   const { definition } = store;
   const targetsOf = (query: ListQuery) =>
     [...query.embed, ...query.expand].map((relation) => definition.relations.find((r) => r.name === relation)?.collection ?? relation);
-  const missing = (id: unknown) => missingIn(definition, id);
   const relationOf = (relationName: string): Relation => relationIn(definition, relationName);
   /** A list of the relation's target restricted to children of `keys` (the sub-resource's filter). */
   const childQuery = (relation: Relation, target: CollectionDefinition, keys: unknown[], params?: ListParams): ListQuery =>
@@ -182,30 +235,14 @@ function collectionOf(view: SandboxView, name: string) {
       authorize([name], 'read');
       return store.get(sandbox, id);
     },
-    async create(body: Json): Promise<Json> {
-      authorize([name], 'write');
-      return store.create(sandbox, body);
-    },
+    create: (body: Json): Promise<Json> => view.create(name, () => body),
     /** JSON merge patch; an invisible record throws 404. */
-    async patch(id: unknown, body: Json): Promise<Json> {
-      authorize([name], 'write');
-      const record = store.patch(sandbox, id, body);
-      if (!record) throw missing(id);
-      return record;
-    },
+    patch: (id: unknown, body: Json): Promise<Json> => view.patch(name, id, () => body),
     /** PUT; an invisible record throws 404. */
-    async replace(id: unknown, body: Json): Promise<Json> {
-      authorize([name], 'write');
-      const record = store.replace(sandbox, id, body);
-      if (!record) throw missing(id);
-      return record;
-    },
+    replace: (id: unknown, body: Json): Promise<Json> => view.replace(name, id, () => body),
     /** Returns the record as it was; an invisible record throws 404. */
     async remove(id: unknown): Promise<Json> {
-      authorize([name], 'delete');
-      const record = store.remove(sandbox, id);
-      if (!record) throw missing(id);
-      return record;
+      return view.remove(name, id);
     },
     /**
      * A sub-resource of one record: `many` relations are a list page (every list parameter, as

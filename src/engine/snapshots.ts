@@ -1,6 +1,6 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { SearchIndex } from '../db/search-index.js';
-import { quotaExceeded, validationFailed, type FieldProblem } from '../errors.js';
+import { quotaExceeded, validationFailed, type FieldProblem } from './errors.js';
 import type { SandboxStore } from './sandbox-store.js';
 import type { ChangeLog } from './change-log.js';
 

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldProblem } from '../errors.js';
+import type { FieldProblem } from './errors.js';
 import { nestingDepth } from '../json-depth.js';
 import type { CollectionDefinition, JsonSchema } from './definition.js';
 import { parseRecordId } from './record-id.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenDatabase } from '../db/open.js';
-import { quotaExceeded } from '../errors.js';
+import { quotaExceeded } from './errors.js';
 import type { SandboxStore } from './sandbox-store.js';
 
 export type SignatureFormat = 'timestamped' | 'sha256' | 'standard';

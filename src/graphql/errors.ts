@@ -1,22 +1,23 @@
 import { GraphQLError } from 'graphql';
-import { ApiError } from '../errors.js';
+import { toHttpError } from '../http/problem.js';
 
 /**
  * Errors leave as GraphQL errors (contract section 9), never problem+json: an engine error keeps
- * its code, status and field paths in `extensions` (`VALIDATION_FAILED` with `errors: [{path,
+ * its code, the status REST would answer (`http/problem.ts`) and field paths in `extensions` (`VALIDATION_FAILED` with `errors: [{path,
  * message}]`, `FORBIDDEN`, `INVALID_QUERY`...); anything unexpected hides its internals.
  */
 export function createErrorFormatter(onUnexpected: (error: unknown) => void) {
   return (error: Readonly<GraphQLError | Error>): GraphQLError | Error => {
     if (!(error instanceof GraphQLError)) return error;
     const cause = error.originalError;
-    if (cause instanceof ApiError) {
-      return new GraphQLError(cause.message, {
+    const problem = toHttpError(cause);
+    if (problem) {
+      return new GraphQLError(problem.message, {
         nodes: error.nodes,
         source: error.source,
         positions: error.positions,
         path: error.path,
-        extensions: { code: cause.code, status: cause.status, ...(cause.errors ? { errors: cause.errors } : {}) },
+        extensions: { code: problem.code, status: problem.status, ...(problem.errors ? { errors: problem.errors } : {}) },
       });
     }
     if (cause && !(cause instanceof GraphQLError)) {

@@ -1,7 +1,8 @@
 import { HTTPError, type H3Event } from 'h3';
 import { consola } from 'consola';
-import { notFound, toApiError } from '../errors.js';
+import { notFound } from '../engine/errors.js';
 import { isCarriedHeader } from './cors.js';
+import { toApiError } from './problem.js';
 
 /** What h3's router answers when no route matches (h3 v2 keeps it as a registered symbol). */
 const noRoute = Symbol.for('h3.notFound');

@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3';
 import { roles } from '../auth/scopes.js';
 import type { Json } from '../engine/collection-store.js';
 import { parseDuration } from '../duration.js';
-import { validationFailed, type FieldProblem } from '../errors.js';
+import { validationFailed, type FieldProblem } from '../engine/errors.js';
 import { contextOf } from '../http/context.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';

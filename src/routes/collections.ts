@@ -1,12 +1,11 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
-import { sandboxOf } from '../auth/identity.js';
 import { contextOf } from '../http/context.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
 import { listQueryOf, parseRelations, type Relations } from '../engine/list-query.js';
 import type { CollectionDefinition } from '../engine/definition.js';
-import { collectionAccess, type Needed } from '../auth/authorize.js';
-import { notFound } from '../errors.js';
+import type { Needed } from '../auth/authorize.js';
+import { notFound } from '../engine/errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
 import { route, sendJson, type MethodHandlers } from './_resource.js';
@@ -24,10 +23,8 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
     if (!store) throw notFound(`no collection named "${name}"`);
     return store;
   };
-  /** The scopes a collection route needs: `<collection>:<action>` of the collection in the path. */
-  const scope = (action: 'read' | 'write' | 'delete') => (event: H3Event) => [collectionAccess(event.context.params?.collection ?? '', action).needed];
   const nameOf = (event: H3Event) => event.context.params?.collection ?? '';
-  const { list, one, idOf } = collectionResources(runtime, { storeOf, scope, nameOf, isPublic: true, name: '{collection}' });
+  const { list, one, idOf } = collectionResources(runtime, { storeOf, nameOf, isPublic: true, name: '{collection}' });
 
   const relationOf = (event: H3Event, store: CollectionStore): Relation => {
     const name = event.context.params?.relation ?? '';
@@ -59,8 +56,12 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
   route(app, '/api/v1/:collection/:id/:relation', related, (event) => relationOf(event, storeOf(event)));
 }
 
-/** A read's scopes (its collection, and each it embeds or expands) are checked by `engine.for(ctx)`, from the parsed query. */
-const checkedByTheEngine = (): Needed[] => [];
+/**
+ * A collection route's scopes are checked by `engine.for(ctx)`: a read's (its collection, and each
+ * it embeds or expands) from the parsed query, a write's before its body is read. The guard still
+ * turns a tokenless guest away from a route that is not public, with the same answer (401).
+ */
+export const checkedByTheEngine = (): Needed[] => [];
 
 const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
 
@@ -75,8 +76,6 @@ function relationsOf(event: H3Event, definition: CollectionDefinition): Relation
 export interface CollectionRouteOptions {
   /** The collection the path names (404 or 400 when it names none). */
   storeOf: (event: H3Event) => CollectionStore;
-  /** The scopes a write or delete needs (an entry that is a list: any one of them). */
-  scope: (action: 'write' | 'delete') => (event: H3Event) => Needed[];
   /** The collection's name in the engine's registry (`posts`, `custom.invoices`). */
   nameOf: (event: H3Event) => string;
   /** Guests may read it (`auth.required`): the baseline collections, not a sandbox's custom ones. */
@@ -92,24 +91,14 @@ export interface CollectionRouteOptions {
  */
 export function collectionResources(runtime: Runtime, options: CollectionRouteOptions) {
   const { engine } = runtime;
-  const { storeOf, scope, nameOf, isPublic, name } = options;
+  const { storeOf, nameOf, isPublic, name } = options;
   const scopeText = (action: string) => (isPublic ? `${name}:${action}` : `${name}:${action} or custom:${action}`);
   // h3 answers a malformed %-escape in the path with 400 before any route runs.
   const idOf = (event: H3Event): string => getRouterParam(event, 'id', { decode: true }) ?? '';
-  const missing = (store: CollectionStore, id: unknown) => notFound(`${store.definition.singular} ${JSON.stringify(id)} does not exist in this sandbox`);
   const read = { scope: checkedByTheEngine, scopeText: `${scopeText('read')}${isPublic ? ', and each collection _embed/_expand names' : ''}`, public: isPublic };
-  const write = { scope: scope('write'), scopeText: scopeText('write') };
-
-  /** PUT and PATCH differ only in the engine call. */
-  const change =
-    (apply: (store: CollectionStore, sandbox: string, id: string, body: Record<string, unknown>) => unknown) => async (event: H3Event) => {
-      const store = storeOf(event);
-      const sandbox = sandboxOf(event);
-      const id = idOf(event);
-      const record = apply(store, sandbox, id, await readJsonObject(event, runtime.config.limits.bodyBytes));
-      if (!record) throw missing(store, id);
-      return record;
-    };
+  const write = { scope: checkedByTheEngine, scopeText: scopeText('write') };
+  /** The request body, read when the engine asks for it: after it authorized the caller (a refused write's body is never parsed). */
+  const bodyOf = (event: H3Event) => () => readJsonObject(event, contextOf(event).config.limits.bodyBytes);
 
   const list: MethodHandlers = {
     GET: {
@@ -121,14 +110,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return sendJson(event, engine.for(ctx).listJson(nameOf(event), query));
       },
     },
-    POST: {
-      ...write,
-      handler: async (event) => {
-        const store = storeOf(event);
-        const sandbox = sandboxOf(event);
-        return store.create(sandbox, await readJsonObject(event, runtime.config.limits.bodyBytes));
-      },
-    },
+    POST: { ...write, handler: (event) => engine.for(contextOf(event)).create(nameOf(event), bodyOf(event)) },
   };
 
   const one: MethodHandlers = {
@@ -140,20 +122,18 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return sendJson(event, engine.for(ctx).recordJson(nameOf(event), idOf(event), relations));
       },
     },
-    PUT: { ...write, handler: change((store, sandbox, id, body) => store.replace(sandbox, id, body)) },
-    PATCH: { ...write, handler: change((store, sandbox, id, body) => store.patch(sandbox, id, body)) },
+    PUT: { ...write, handler: (event) => engine.for(contextOf(event)).replace(nameOf(event), idOf(event), bodyOf(event)) },
+    PATCH: { ...write, handler: (event) => engine.for(contextOf(event)).patch(nameOf(event), idOf(event), bodyOf(event)) },
     DELETE: {
-      scope: scope('delete'),
+      scope: checkedByTheEngine,
       scopeText: scopeText('delete'),
       handler: (event) => {
-        const store = storeOf(event);
-        const id = idOf(event);
-        const record = store.remove(sandboxOf(event), id);
-        if (!record) throw missing(store, id);
-        return { message: `${store.definition.singular} ${record.id} deleted`, id: record.id, resource: store.definition.name };
+        const record = engine.for(contextOf(event)).remove(nameOf(event), idOf(event));
+        const { definition } = storeOf(event);
+        return { message: `${definition.singular} ${record.id} deleted`, id: record.id, resource: definition.name };
       },
     },
   };
 
-  return { list, one, idOf, missing };
+  return { list, one, idOf };
 }

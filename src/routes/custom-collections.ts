@@ -1,6 +1,5 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { sandboxOf } from '../auth/identity.js';
-import { customCollectionScope } from '../auth/scopes.js';
 import { checkCustomName, customPrefix } from '../engine/custom-collections.js';
 import type { Runtime } from '../runtime.js';
 import { collectionResources } from './collections.js';
@@ -16,7 +15,6 @@ export function addCustomCollectionRoutes(app: H3, runtime: Runtime): void {
   const nameOf = customNameOf;
   const { list, one } = collectionResources(runtime, {
     storeOf: (event) => engine.custom.collection(nameOf(event)),
-    scope: (action) => (event) => [customCollectionScope(nameOf(event), action)],
     nameOf: (event) => customPrefix + nameOf(event),
     // A sandbox's own collections: guests read the baseline collections only (contract section 7).
     isPublic: false,

@@ -6,6 +6,7 @@ import { limitedRequest } from '../custom-routes/request.js';
 import { compileRoutes, type CustomRoute, type RouteTable } from '../custom-routes/route-table.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import { contextOf } from '../http/context.js';
+import { toHttpError } from '../http/problem.js';
 import { perConfig } from '../per-config.js';
 import type { Runtime } from '../runtime.js';
 
@@ -39,8 +40,9 @@ async function otherMethod(event: H3Event, next: () => unknown, allow: string[])
     const answer = await next();
     if (answer !== noRoute) return answer;
   } catch (error) {
-    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
-    for (const method of error.status === 405 ? (error.headers?.allow ?? '').split(/,\s*/) : []) if (method) methods.add(method);
+    const problem = toHttpError(error);
+    if (!problem || (problem.status !== 404 && problem.status !== 405)) throw error;
+    for (const method of problem.status === 405 ? (problem.headers?.allow ?? '').split(/,\s*/) : []) if (method) methods.add(method);
   }
   throw methodNotAllowed(event.req.method, [...methods]);
 }
@@ -73,7 +75,8 @@ async function run(runtime: Runtime, event: H3Event, route: CustomRoute, params:
  * stack; the app logs the cause once.
  */
 function asProblem(error: unknown, route: CustomRoute): ApiError {
-  if (error instanceof ApiError) return error;
+  const known = toHttpError(error);
+  if (known) return known;
   const problem = new ApiError(500, 'INTERNAL_ERROR', 'Internal Server Error', `the custom route ${route.key} failed; the server's log shows the error`);
   problem.cause = error;
   return problem;

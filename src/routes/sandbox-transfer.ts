@@ -4,7 +4,7 @@ import { holds } from '../auth/authorize.js';
 import { buildExportDocument, withhold, type Withheld } from '../engine/export-document.js';
 import { contextOf } from '../http/context.js';
 import { importDocument, maxDocumentDepth } from '../engine/import-document.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../engine/errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
 import { route } from './_resource.js';
@@ -48,7 +48,7 @@ export function addSandboxTransferRoutes(app: H3, runtime: Runtime): void {
         if (!result.ok) {
           const [first] = result.problems;
           const detail = `the export document is invalid (nothing was imported): ${first.path} ${first.message}`;
-          throw new ApiError(422, 'VALIDATION_FAILED', 'Validation Failed', detail, result.problems);
+          throw new DomainError('VALIDATION_FAILED', detail, result.problems);
         }
         const [imported] = result.sandboxes;
         return { message: 'sandbox replaced by the imported document', sandbox, imported: { ...imported.records, snapshots: imported.snapshots } };

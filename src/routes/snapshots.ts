@@ -3,7 +3,7 @@ import { authorize } from '../auth/authorize.js';
 import { sandboxOf } from '../auth/identity.js';
 import { contextOf } from '../http/context.js';
 import { snapshotNameProblem, type SnapshotInfo, type SnapshotStore } from '../engine/snapshots.js';
-import { notFound, validationFailed, type FieldProblem } from '../errors.js';
+import { notFound, validationFailed, type FieldProblem } from '../engine/errors.js';
 import type { Runtime } from '../runtime.js';
 import { readJsonObject } from './_body.js';
 import { route } from './_resource.js';

@@ -6,7 +6,7 @@ import { sandboxOf } from '../auth/identity.js';
 import { contextOf } from '../http/context.js';
 import { withoutSecret } from '../engine/export-document.js';
 import type { Subscription } from '../engine/webhook-store.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../engine/errors.js';
 import { readInteger } from '../engine/list-query.js';
 import type { Runtime } from '../runtime.js';
 import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';

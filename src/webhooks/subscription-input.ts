@@ -1,6 +1,6 @@
 import { isEventPattern } from '../engine/event-pattern.js';
 import { signatureFormats, type SignatureFormat, type Subscription } from '../engine/webhook-store.js';
-import { validationFailed, type FieldProblem } from '../errors.js';
+import { validationFailed, type FieldProblem } from '../engine/errors.js';
 import { generateSecret, standardKey } from './signature.js';
 
 export type SubscriptionFields = Omit<Subscription, 'id' | 'created_at'>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorize, collectionAccess, holds, type Caller } from '../../src/auth/authorize.js';
-import { ApiError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/problem.js';
 
 const owner: Caller = { role: 'owner', scopes: ['*'] };
 const guest: Caller = { role: 'guest', scopes: ['public:read'] };
@@ -8,13 +8,13 @@ const guestToken: Caller = { role: 'guest', scopes: ['public:read'], token: {} }
 const viewer: Caller = { role: 'viewer', scopes: ['*:read'], token: {} };
 const reader: Caller = { role: 'viewer', scopes: ['posts:read'], token: {} };
 
-/** The status `authorize` answers with (200: allowed). */
+/** The status `authorize`'s domain error answers with (200: allowed). */
 const status = (caller: Caller, needed: Parameters<typeof authorize>[1], publicResource?: boolean): number => {
   try {
     authorize(caller, needed, publicResource);
     return 200;
   } catch (error) {
-    return (error as ApiError).status;
+    return toHttpError(error)!.status;
   }
 };
 

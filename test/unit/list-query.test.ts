@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listQueryFrom, objectParams, parseListQuery } from '../../src/engine/list-query.js';
-import { ApiError } from '../../src/errors.js';
+import { DomainError } from '../../src/engine/errors.js';
 import { todos } from '../../src/collections/todos.js';
 import { users } from '../../src/collections/users.js';
 
@@ -36,9 +36,9 @@ describe('parseListQuery', () => {
       parse(query);
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).code).toBe('INVALID_QUERY');
-      expect((error as ApiError).message).toContain(`"${parameter}"`);
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).code).toBe('INVALID_QUERY');
+      expect((error as DomainError).message).toContain(`"${parameter}"`);
     }
   });
 });
