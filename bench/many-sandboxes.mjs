@@ -4,10 +4,11 @@
 // e2e mix of bench/scenarios.mjs over the same 200 sandbox keys (on the seeded file, 200 of its
 // sandboxes spread over it; on the empty file they start empty), in mirrored slices.
 //   node bench/many-sandboxes.mjs [--sandboxes 10000] [--records 30] [--rounds 3] [--duration 5]
-//     [--connections 10] [--profile] [--seeded <file>]
-// --profile: both servers run with --cpu-prof; the top self-time functions of each are printed.
+//     [--connections 10] [--profile] [--keep <dir>] [--seeded <file>]
+// --profile: both servers run with --cpu-prof; the top self-time functions of each are printed
+// (--keep: the profiles are kept there).
 // --seeded: a seeded file kept between runs (seeded there when missing; each run works on a copy).
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     profile: { type: 'boolean', default: false },
     seeded: { type: 'string' },
+    keep: { type: 'string' },
   },
 });
 const count = Number(args.sandboxes);
@@ -105,6 +107,7 @@ try {
       const file = readdirSync(folder).find((name) => name.endsWith('.cpuprofile'));
       process.stdout.write(`\nCPU profile of the ${kind} file's server:\n${summariseProfile(join(folder, file), 30)}\n`);
     }
+    if (args.keep) cpSync(profileDir, args.keep, { recursive: true });
   }
 } finally {
   for (const server of servers) await server.stop();
