@@ -47,6 +47,7 @@ const connections = Number(args.connections);
 /** The rows the issue compares, by their names in bench/scenarios.mjs. */
 const rowNames = [
   'list page',
+  'GraphQL list page',
   'get by id',
   'search',
   'list page, uncached',
@@ -135,6 +136,9 @@ try {
 
   const heading = `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: ref ${refName} (${refCommit}) against work ${workCode}; ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()[0].toFixed(2)} at the end; autocannon ${connections} connections, ${rounds} × ${seconds} s per subject and row, mirrored order`;
   process.stdout.write(`\n${heading}\n\n${formatComparison(table)}\n`);
+  const rest = table.find((row) => row.name === 'list page');
+  const graphql = table.find((row) => row.name === 'GraphQL list page');
+  if (rest && graphql) process.stdout.write(`\n${formatGraphqlRatio(rest, graphql)}\n`);
   if (args.profile) {
     for (const kind of ['ref', 'work']) {
       const folder = join(profileDir, kind);
@@ -176,4 +180,16 @@ function formatComparison(table) {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
   return [line(header), `|${widths.map((w, i) => `${'-'.repeat(w + 1)}${i ? ':' : '-'}`).join('|')}|`, ...lines.map(line)].join('\n');
+}
+
+/**
+ * The GraphQL list page as a ratio of the same REST page (issue 31), per build: req/s of the two
+ * rows each taken relative to its raw slices (they ran at different moments), and CPU µs/req.
+ */
+function formatGraphqlRatio(rest, graphql) {
+  const line = (kind) => {
+    const rps = graphql.raw ? graphql[kind].rps / graphql.raw.rps / (rest[kind].rps / rest.raw.rps) : graphql[kind].rps / rest[kind].rps;
+    return `| ${kind} | ${rps.toFixed(2)} | ${(rest[kind].cpuUs / graphql[kind].cpuUs).toFixed(2)} | ${Math.round(rest[kind].cpuUs)} | ${Math.round(graphql[kind].cpuUs)} |`;
+  };
+  return ['| GraphQL list page / REST list page | req/s (each / raw) | CPU per request | REST CPU µs/req | GraphQL CPU µs/req |', '|---|---:|---:|---:|---:|', line('ref'), line('work')].join('\n');
 }

@@ -33,6 +33,11 @@ function read(path, { cached, prebuilt }) {
 
 const captureGet = (path) => async (fetchAnswer) => ({ GET: await fetchAnswer('GET', fresh(path), oneCookie) });
 
+/** The REST list page's records and pagination as a GraphQL document (issue 31 compares the two). */
+const graphqlList = JSON.stringify({
+  query: '{ posts(limit: 10) { data { id user_id title body created_at _sandbox } pagination { page limit total totalPages hasNextPage hasPrevPage nextCursor } } }',
+});
+
 /** The settings a server needs for the write rows (fresh sandboxes, creates in mix sandboxes) not to meet the caps. */
 export const benchConfig = { limits: { createdPerCollection: 1_000_000, maxSandboxes: 1_000_000 } };
 
@@ -86,6 +91,15 @@ export function buildScenarios({ busyKeys, mixKeys = busyKeys.slice(0, 200) }) {
 
   return [
     { name: 'list page', subjects: pair, requests: read(list, same), capture: captureGet(list), target: ratio(0.5) },
+    {
+      name: 'GraphQL list page',
+      subjects: pair,
+      // The same request every time, as a page's client sends it: its answer comes from the answer cache.
+      requests: (subject) => ({
+        requests: [{ method: 'POST', path: '/api/v1/graphql', headers: { ...cookieOf(subject.cookie()), 'content-type': 'application/json' }, body: graphqlList }],
+      }),
+      capture: async (fetchAnswer) => ({ POST: await fetchAnswer('POST', '/api/v1/graphql', oneCookie, graphqlList) }),
+    },
     { name: 'list page, uncached', subjects: pair, requests: read(list, each), capture: captureGet(list), target: ratio(0.5) },
     {
       name: 'filtered list',

@@ -234,3 +234,19 @@ describe('a guest cannot reach what a token reads through a custom collection fi
     expect((await request(`${api}/auth/permissions`)).status).toBe(200);
   });
 });
+
+describe('GraphQL answers kept in the answer cache', () => {
+  it('are not served to a token of the same role whose scopes do not grant the read', async () => {
+    const { api } = required();
+    const sandbox = `gql-scopes-${unique()}`;
+    // Both personas are viewers: `reader` holds posts:read, `stats` only stats:read.
+    const reader = await login(api, 'reader', { sandbox });
+    const stats = await login(api, 'stats', { sandbox });
+    const query = { query: '{ posts(limit: 1) { data { id } } }' };
+    const allowed = await withToken(api, 'POST', '/graphql', reader.access_token, query);
+    expect(allowed.body.errors, allowed.text).toBeUndefined();
+    expect(allowed.body.data.posts.data).toHaveLength(1);
+    const refused = await withToken(api, 'POST', '/graphql', stats.access_token, query);
+    expect(refused.body.errors?.[0]?.extensions?.code, refused.text).toBe('FORBIDDEN');
+  });
+});

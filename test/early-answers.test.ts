@@ -25,7 +25,7 @@ describe('answers decided before the body is read', () => {
   it('a client that stops mid-body is no server error (nothing logged as one)', async () => {
     const { connect } = await import('node:net');
     const { hostname, port } = new URL(server.url);
-    for (const path of ['/api/v1/posts', '/api/v1/posts/1', '/api/v1/sandbox/import']) {
+    for (const path of ['/api/v1/posts', '/api/v1/posts/1', '/api/v1/sandbox/import', '/api/v1/graphql']) {
       const socket = connect(Number(port), hostname);
       await new Promise((done) => socket.once('connect', done));
       socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`);

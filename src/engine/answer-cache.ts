@@ -81,16 +81,18 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     /**
      * `answer` for an answer made asynchronously (a GraphQL document's): `produce` says whether
      * its answer may be kept; it is kept only if nothing changed the sandbox's answers meanwhile.
+     * A hit is returned as it is, not in a promise.
      */
-    async answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
+    answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): string | Promise<string> {
       const key = role === 'owner' ? request : `${role} ${request}`;
       const answers = currentAnswers(sandbox);
       const hit = answers.get(key);
       if (hit !== undefined) return hit;
-      const { body, keep } = await produce();
-      // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
-      if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, answers, key, body);
-      return body;
+      return produce().then(({ body, keep }) => {
+        // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
+        if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, answers, key, body);
+        return body;
+      });
     },
     /** Forgets a sandbox's answers. */
     drop: forget,

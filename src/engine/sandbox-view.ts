@@ -106,10 +106,14 @@ export class SandboxView {
 
   /**
    * The answer of a read-only GraphQL document, in the same cache as REST's: keyed by the request
-   * that carries the document and its variables (`request`), the caller's role and the sandbox.
+   * that carries the document and its variables (`request`), the caller's role and scopes, and the
+   * sandbox. The scopes, not only the role: a hit skips the resolvers, whose checks are the
+   * authorization (two personas of one role may hold different scopes). A hit is not a promise.
    */
-  graphqlAnswer(request: string, produce: () => Promise<{ body: string; keep: boolean }>): Promise<string> {
-    return this.deps.answers.answerLater(this.sandbox, this.caller?.role ?? 'owner', `G ${request}`, produce);
+  graphqlAnswer(request: string, produce: () => Promise<{ body: string; keep: boolean }>): string | Promise<string> {
+    const caller = this.caller;
+    const who = !caller || caller.role === 'owner' ? 'owner' : `${caller.role} ${JSON.stringify(caller.scopes)}`;
+    return this.deps.answers.answerLater(this.sandbox, who, `G ${request}`, produce);
   }
 
   /** Creates a record; `body` is read only once the caller may write (a refused caller's body is never parsed). */

@@ -59,24 +59,30 @@ export function createGraphQLEndpoint(runtime: Runtime) {
    * media type were answered before in this sandbox for this role (graphql-js's execute costs
    * more than a whole cached REST answer); an answer with errors, or a mutation's, is not kept.
    */
-  const run = async (event: H3Event, body: string | null) => {
+  const run = (event: H3Event, body: string | null): string | Promise<string> => {
     // HEAD is GET without the body (h3 drops it), as on every other route.
     const method = event.req.method === 'HEAD' ? 'GET' : event.req.method;
     const identity = requestOf(event);
     // Everything graphql-http reads to choose its answer: the method, the media types, the document and variables.
     const headers = event.req.headers;
     const request = `${method} ${headers.get('accept') ?? ''} ${headers.get('content-type') ?? ''}\n${method === 'GET' ? event.url.search : body}`;
-    const answer = await engine.for(identity).graphqlAnswer(request, async () => {
+    // Consulted before graphql-http parses anything: a hit is answered synchronously, as a cached REST read.
+    const answer = engine.for(identity).graphqlAnswer(request, async () => {
       const text = await execute(event, method, body);
       const keep = readOnly.has(event) && event.res.status === 200 && text.startsWith('{"data"');
       return { body: `${event.res.headers.get('content-type') ?? ''}\n${text}`, keep };
     });
-    const split = answer.indexOf('\n');
-    // graphql-http names no type on some refusals (a mutation over GET: 405); h3 then says text/plain.
-    if (split > 0) event.res.headers.set('content-type', answer.slice(0, split));
-    return answer.slice(split + 1);
+    return typeof answer === 'string' ? send(event, answer) : answer.then((text) => send(event, text));
   };
   return { run };
+}
+
+/** A kept answer (its media type, a newline, its body) onto the event. */
+function send(event: H3Event, answer: string): string {
+  const split = answer.indexOf('\n');
+  // graphql-http names no type on some refusals (a mutation over GET: 405); h3 then says text/plain.
+  if (split > 0) event.res.headers.set('content-type', answer.slice(0, split));
+  return answer.slice(split + 1);
 }
 
 /** Whether the operation the request runs is a query. */

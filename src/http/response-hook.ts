@@ -85,6 +85,8 @@ export function installHooks(app: H3, recorder: RequestRecorder, activity: Activ
 async function drain(event: H3Event): Promise<void> {
   const request = event.req;
   if (!request.headers.get('content-length') && !request.headers.get('transfer-encoding')) return;
+  // Read to its end from node's stream (`routes/_body.ts`): asking srvx for `body` now would build an errored web stream.
+  if (event.runtime?.node?.req.readableEnded) return;
   // Unread, or read part-way (a 413 releases its reader): read on to the end. A locked body is still being read.
   if (!request.body || request.body.locked) return;
   const reader = request.body.getReader();

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, invalidBody, invalidJson, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 import { nestingDepth } from '../json-depth.js';
@@ -48,6 +49,12 @@ export async function readText(event: H3Event, limit: number): Promise<string> {
 export async function readBytes(event: H3Event, limit: number): Promise<Buffer> {
   const declared = Number(event.req.headers.get('content-length') ?? 0);
   if (declared > limit) throw payloadTooLarge(limit);
+  const method = event.req.method;
+  if (method === 'GET' || method === 'HEAD') return Buffer.alloc(0);
+  // Under node, from the IncomingMessage itself: the web stream srvx would wrap it in costs more
+  // than a cached answer (measured: ~15 % of a cached GraphQL POST). Untouched streams only.
+  const incoming = event.runtime?.node?.req;
+  if (incoming && incoming.readableFlowing === null && !incoming.readableEnded) return readIncoming(incoming, limit);
   const stream = event.req.body;
   if (!stream) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
@@ -69,4 +76,39 @@ export async function readBytes(event: H3Event, limit: number): Promise<Buffer> 
     reader.releaseLock();
   }
   return Buffer.concat(chunks);
+}
+
+/** `readBytes` from node's request stream: past `limit` it stops reading (paused, for the drain) and throws 413. */
+function readIncoming(incoming: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onGone);
+      incoming.off('close', onGone);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        done();
+        incoming.pause();
+        reject(payloadTooLarge(limit));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    };
+    // The client closed the connection before sending the whole body: nobody reads this answer.
+    const onGone = () => {
+      done();
+      reject(invalidBody('the request body ended before its declared length'));
+    };
+    incoming.on('data', onData);
+    incoming.once('end', onEnd);
+    incoming.once('error', onGone);
+    incoming.once('close', onGone);
+  });
 }

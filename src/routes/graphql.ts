@@ -14,10 +14,14 @@ export const graphqlPath = '/api/v1/graphql';
  * first GraphQL request (`graphql/endpoint.ts`), not at start-up (about 100 ms).
  */
 export function addGraphQLRoutes(app: H3, runtime: Runtime): void {
-  let endpoint: Promise<{ run: (event: H3Event, body: string | null) => Promise<string> }> | undefined;
-  const run = async (event: H3Event, body: string | null) => {
-    endpoint ??= import('../graphql/endpoint.js').then((module) => module.createGraphQLEndpoint(runtime));
-    return (await endpoint).run(event, body);
+  type Endpoint = { run: (event: H3Event, body: string | null) => string | Promise<string> };
+  let endpoint: Endpoint | undefined;
+  let loading: Promise<Endpoint> | undefined;
+  // Once loaded, called directly: a cached answer then costs no promise.
+  const run = (event: H3Event, body: string | null) => {
+    if (endpoint) return endpoint.run(event, body);
+    loading ??= import('../graphql/endpoint.js').then((module) => (endpoint = module.createGraphQLEndpoint(runtime)));
+    return loading.then((loaded) => loaded.run(event, body));
   };
   /** A browser opening the endpoint (HTML accepted, no query): the GraphiQL page. */
   const wantsPage = (event: H3Event) => !event.url.searchParams.has('query') && /\btext\/html\b/.test(event.req.headers.get('accept') ?? '');
