@@ -10,13 +10,15 @@ export const shared = {
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Two forked workers (two cores), each running file after file with one module cache: most
-    // files start an in-process server over the whole of src/, and importing it again for every
-    // file cost more CPU than their tests (18 HTTP test files: 31 CPU-s isolated, 10 not). Each
-    // file still gets its own server and database; module state in src/ is caches keyed by
-    // object or path, and test/helpers/in-process.ts sets its consola reporter once per worker.
+    // Forked workers, each running file after file with one module cache: most files start an
+    // in-process server over the whole of src/, and importing it again for every file cost more
+    // CPU than their tests (18 HTTP test files: 31 CPU-s isolated, 10 not). Each file still gets
+    // its own server and database; module state in src/ is caches keyed by object or path, and
+    // test/helpers/in-process.ts sets its consola reporter once per worker. Three on two cores:
+    // a file waiting on a spawned CLI, a watcher's debounce or a grace period leaves its core to
+    // the others (a 16-file mix: 53-71 s with 3, 70-72 s with 2).
     pool: 'forks' as const,
-    maxWorkers: 2,
+    maxWorkers: 3,
     isolate: false,
   },
 };

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredServers, readFile } from './helpers/configured.js';
-import { runCli } from './helpers/cli.js';
+import { refusedServe } from './helpers/cli-in-process.js';
 import { eventually, sandboxClient, startServer, type CliServer, type RunningServer } from './helpers/server.js';
 import { startReceiver } from './helpers/receiver.js';
 import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
@@ -432,7 +432,7 @@ describe('a change of the collections key under --watch', () => {
 describe('config errors of declared collections', () => {
   const serveFails = async (collections: Record<string, unknown>, files?: Record<string, unknown>) => {
     const { dir, configFile } = writeProject(collections, files);
-    const run = await runCli(['serve', '--port', '0', '--db', join(dir, 'x.db'), '--config', configFile], dir);
+    const run = await refusedServe(['--port', '0', '--db', join(dir, 'x.db'), '--config', configFile], dir);
     expect(run.code).toBe(1);
     return run.stderr.trim();
   };

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, type Run } from './helpers/cli.js';
+import type { Run } from './helpers/cli.js';
+import { refusedServe } from './helpers/cli-in-process.js';
 import { expectProblem } from './helpers/problems.js';
 import { sandboxClient, startServer } from './helpers/server.js';
 
@@ -22,7 +23,7 @@ function project(file: string, text: string): string {
   return dir;
 }
 
-const serve = (dir: string) => runCli(['serve', '--port', '0', '--db', ':memory:'], dir);
+const serve = (dir: string) => refusedServe(['--port', '0', '--db', ':memory:'], dir);
 
 /** Exit 1 and exactly one `mockapi: ...` line on stderr, no stack. */
 function expectOneLineFailure(result: Run): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './helpers/cli.js';
+import { refusedServe } from './helpers/cli-in-process.js';
 
 // Contract section 19: a malformed route is a config error (the types of routes are compiled in
 // custom-routes-types.slow.test.ts).
@@ -12,7 +12,7 @@ describe('custom route keys in the config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mockapi-routes-config-'));
     try {
       writeFileSync(join(dir, 'mockapi.config.mjs'), `export default { routes: ${routes} };\n`);
-      return await runCli(['serve', '--port', '0', '--db', ':memory:'], dir);
+      return await refusedServe(['--port', '0', '--db', ':memory:'], dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath, repoRoot, sandboxClient, startServer } from './helpers/server.js';
+import { refusedServe } from './helpers/cli-in-process.js';
+import { repoRoot, sandboxClient, startServer } from './helpers/server.js';
 
 // The baseline reloads at start when the fixture files changed (hash), and only then is checked.
 describe('loading fixtures', () => {
@@ -47,8 +47,8 @@ describe('loading fixtures', () => {
         [JSON.stringify([todos[0], { ...todos[1], id: todos[0].id }, ...todos.slice(2)]), `duplicate id ${todos[0].id}`],
       ]) {
         writeFileSync(join(dir, 'fixtures/todos.json'), broken);
-        const refused = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
-        expect(refused.status).toBe(1);
+        const refused = await refusedServe(['--port', '0', '--db', db], dir);
+        expect(refused.code).toBe(1);
         expect(refused.stderr).toContain('todos.json');
         expect(refused.stderr).toContain(says);
         expect(refused.stderr.trim().split('\n')).toHaveLength(1);
@@ -57,8 +57,8 @@ describe('loading fixtures', () => {
 
       users[1].email = 'not an address';
       writeFileSync(join(dir, 'fixtures/users.json'), JSON.stringify(users));
-      const broken = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', db], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
-      expect(broken.status).toBe(1);
+      const broken = await refusedServe(['--port', '0', '--db', db], dir);
+      expect(broken.code).toBe(1);
       expect(broken.stderr).toContain('users.json');
       expect(broken.stderr).toContain('/email');
       expect(broken.stderr.trim().split('\n')).toHaveLength(1);
@@ -69,22 +69,22 @@ describe('loading fixtures', () => {
 
   it('names a broken record by its place counted from 1 and its id, a dangling foreign key by file, record and key, and warns of a folder with no collection file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mockapi-fixtures-'));
-    const serve = () => spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--db', ':memory:'], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    const serve = () => refusedServe(['--port', '0', '--db', ':memory:'], dir);
     try {
       cpSync(join(repoRoot, 'fixtures'), join(dir, 'fixtures'), { recursive: true, filter: (src) => !src.endsWith('.mjs') });
       writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify({ fixtures: './fixtures' }));
       const todos = JSON.parse(readFileSync(join(dir, 'fixtures/todos.json'), 'utf8'));
       writeFileSync(join(dir, 'fixtures/todos.json'), JSON.stringify([todos[0], { ...todos[1], completed: 'yes' }, ...todos.slice(2)]));
-      const invalid = serve();
-      expect(invalid.status).toBe(1);
+      const invalid = await serve();
+      expect(invalid.code).toBe(1);
       expect(invalid.stderr.trim()).toMatch(new RegExp(`todos\\.json record #2 \\(index 1, id ${todos[1].id}\\): /completed `));
       writeFileSync(join(dir, 'fixtures/todos.json'), JSON.stringify(todos));
 
       const posts = JSON.parse(readFileSync(join(dir, 'fixtures/posts.json'), 'utf8'));
       posts[3].user_id = 999;
       writeFileSync(join(dir, 'fixtures/posts.json'), JSON.stringify(posts));
-      const dangling = serve();
-      expect(dangling.status).toBe(1);
+      const dangling = await serve();
+      expect(dangling.code).toBe(1);
       expect(dangling.stderr.trim()).toBe(`mockapi: ${join(dir, 'fixtures/posts.json')} record #4 (index 3, id ${posts[3].id}): user_id 999 names no record of users`);
 
       // A folder without any <collection>.json (a typo'd file name, the wrong folder): it serves, empty, and says so.

@@ -73,7 +73,7 @@ describe('mockapi init', () => {
     // config's import resolves natively; the CLI's own alias for it is tested with the config.
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(repoRoot, join(dir, 'node_modules', 'mockapi-sandbox'), 'dir');
-    server = await startServer({ cli: true, cwd: dir, db: join(dir, 'served.db') });
+    server = await startServer({ cwd: dir, db: join(dir, 'served.db') });
     const answer = await fetch(`${server.api}/users/1`);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ id: 1, name: 'Edited After Init' });
