@@ -107,8 +107,11 @@ describe('mockapi webhook tail', () => {
     const server = await servers.serve({});
     const client = sandboxClient(server.api);
     await create(client, 'todos', { user_id: 1, title: 'before the tail' });
-    // No waiting for "tailing": the event lands while the command is still loading its modules.
-    const proc = spawn(process.execPath, [cliPath, 'webhook', 'tail', '--json', '--db', server.db], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // No waiting for "tailing": the event lands while the command is still loading its modules, but
+    // after Node itself started (a preload says so): the tail shows what was logged from the
+    // process's start, and on a loaded machine an exec can take longer than a request.
+    const nodeUp = `data:text/javascript,process.stderr.write('node up\\n')`;
+    const proc = spawn(process.execPath, ['--import', nodeUp, cliPath, 'webhook', 'tail', '--json', '--db', server.db], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     cleanups.push(() => {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     });
@@ -116,7 +119,7 @@ describe('mockapi webhook tail', () => {
     let stderr = '';
     proc.stdout.on('data', (chunk) => (stdout += chunk));
     proc.stderr.on('data', (chunk) => (stderr += chunk));
-    await new Promise((done) => proc.once('spawn', done));
+    await eventually(async () => stderr.includes('node up'), 25_000);
     await create(client, 'todos', { user_id: 1, title: 'right after the start' });
     expect(stderr).not.toMatch(/tailing/);
     // A cold CLI start on a busy 2-core machine (the whole suite beside it) can take ten seconds.

@@ -110,6 +110,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     `INSERT INTO webhooks (sid, id, url, events, secret, signature, created_at, after_n)
      VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(n), 0) FROM events))`,
   );
+  const earliestAfterN = sqlite.prepare(`SELECT min(after_n) FROM webhooks`).pluck();
   const listForDispatch = sqlite.prepare(`SELECT ${columns}, after_n AS afterN FROM webhooks WHERE sid = ?`);
   const update = sqlite.prepare(`UPDATE webhooks SET url = ?, events = ?, secret = ?, signature = ? WHERE sid = ? AND id = ?`);
   const remove = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ? AND id = ?`);
@@ -321,6 +322,11 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     },
     setCursor(n: number): void {
       writeCursor.run(String(n));
+    },
+
+    /** The earliest log position after which any subscription receives events; undefined when there is none. */
+    earliestInterest(): number | undefined {
+      return (earliestAfterN.get() as number | null) ?? undefined;
     },
 
     /** Attempts of every sandbox after position `n` (for `webhook tail`). */

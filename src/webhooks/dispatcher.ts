@@ -59,8 +59,12 @@ export function startDispatcher(engine: Engine, config: () => object): Dispatche
     try {
       if (cursor === undefined) {
         // A file no dispatcher ran on starts at the beginning of its log: events CLI commands logged
-        // are delivered too (a subscription only gets events logged after it was made).
-        cursor = store.cursor() ?? 0;
+        // are delivered too. A subscription only gets events logged after it was made, so what lies
+        // before the earliest one (all of it, without subscriptions) is skipped, not read: a file
+        // filled by imports or another tool may hold 10^5 events no one wants.
+        // The log's end is read first: a subscription made after it was read starts at or past it.
+        const end = engine.changes.latest();
+        cursor = Math.max(store.cursor() ?? 0, store.earliestInterest() ?? end);
       }
       for (;;) {
         const settings = webhookSettings(config());
