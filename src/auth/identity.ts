@@ -3,10 +3,7 @@ import { getCookie, setCookie, type H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
 
 export const identityCookie = 'svc_identity';
-const validId = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** A sandbox id a client may choose: 1-128 characters of A-Z a-z 0-9 _ - (contract section 3). */
-export const isSandboxId = (value: string): boolean => validId.test(value);
+export { isSandboxId } from './sandbox-id.js';
 
 /** The `svc_identity` cookie, valid or not; a cookie given twice keeps the first, as browsers send the most specific first. */
 export const cookieSandbox = (event: H3Event): string | undefined => getCookie(event, identityCookie);
