@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { createApp } from './app.js';
@@ -18,42 +18,54 @@ export interface Listening {
 export async function listenApp(runtime: Runtime, port: number, host: string, closeGraceMs: number): Promise<Listening> {
   let server: Server;
   try {
-    server = await listen(toNodeHandler(createApp(runtime)), port, host);
+    server = await listenHttp(toNodeHandler(createApp(runtime)), port, host);
   } catch (error) {
     runtime.close();
-    throw error;
+    const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'the port is already in use' : (error as Error).message;
+    throw new Error(`mockapi: cannot listen on ${host}:${port}: ${reason}`);
   }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${connectHost(host)}:${(server.address() as AddressInfo).port}`,
     close: () =>
-      (closing ??= new Promise<void>((done, fail) => {
-        // A keep-alive connection, or a stream that never ends, must not hold the port forever.
+      (closing ??= (async () => {
+        // A stream never ends by itself.
         runtime.streams.closeAll();
-        const force = setTimeout(() => server.closeAllConnections(), closeGraceMs);
-        force.unref();
-        server.close((error) => {
-          clearTimeout(force);
-          try {
-            runtime.close();
-          } catch (closeError) {
-            return fail(closeError as Error);
-          }
-          return error ? fail(error) : done();
-        });
-        server.closeIdleConnections();
-      })),
+        try {
+          await closeHttp(server, closeGraceMs);
+        } finally {
+          runtime.close();
+        }
+      })()),
   };
 }
 
-function listen(handler: ReturnType<typeof toNodeHandler>, port: number, host: string): Promise<Server> {
+/** A node:http server over `handler` listening on host:port (0: any free port); fails with the listen error itself. */
+export function listenHttp(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host: string): Promise<Server> {
   return new Promise((done, fail) => {
     const server = createServer(handler);
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use' : error.message;
-      fail(new Error(`mockapi: cannot listen on ${host}:${port}: ${reason}`));
-    });
+    server.once('error', fail);
     server.listen({ port, host, exclusive: true }, () => done(server));
+  });
+}
+
+/**
+ * Stops accepting and resolves once every connection has ended: idle keep-alive connections at
+ * once, busy ones as soon as their answer is sent (node's `close()` alone would keep those open
+ * for `keepAliveTimeout`), and whatever is still open (a stream, a request that never ends) is
+ * cut after `graceMs`.
+ */
+export function closeHttp(server: Server, graceMs: number): Promise<void> {
+  return new Promise((done, fail) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    idle.unref();
+    force.unref();
+    server.close((error) => {
+      clearInterval(idle);
+      clearTimeout(force);
+      return error ? fail(error) : done();
+    });
   });
 }
 

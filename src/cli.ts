@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { colors } from 'consola/utils';
 import { makeServeCommand } from './commands/serve.js';
 import { makeResetCommand } from './commands/reset.js';
 import { makeExportCommand } from './commands/export.js';
@@ -31,11 +30,13 @@ export async function runCli(argv: string[]): Promise<void> {
     .addCommand(makeInitCommand())
     .addCommand(makeOpenApiCommand());
 
-  applyCliSettings(program);
+  // Commander's error messages wait for the catch below, which loads the label's colours only then.
+  const messages: string[] = [];
+  applyCliSettings(program, messages);
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    process.exit(reportError(error, debug));
+    process.exit(await reportError(error, debug, messages));
   }
 }
 
@@ -43,31 +44,32 @@ export async function runCli(argv: string[]): Promise<void> {
  * Commander copies settings to subcommands only when they are made with `.command()`, not with
  * `.addCommand()`, so every command of the tree gets them here, after it is complete.
  */
-function applyCliSettings(command: Command): void {
+function applyCliSettings(command: Command, messages: string[]): void {
   command
     .exitOverride()
     .configureHelp({ showGlobalOptions: true, sortOptions: false })
     .configureOutput({
       // Commander's messages look like "error: unknown option '--x'\n(Did you mean --y?)": one line here.
-      outputError: (message, write) => {
+      outputError: (message) => {
         const text = message.trim().replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
-        write(`${label()} ${text} (see "${commandPath(command)} --help")\n`);
+        messages.push(`${text} (see "${commandPath(command)} --help")`);
       },
     });
-  for (const sub of command.commands) applyCliSettings(sub);
+  for (const sub of command.commands) applyCliSettings(sub, messages);
 }
 
 /** Prints a thrown error in one line (or its stack under --debug) and returns the exit code. */
-function reportError(error: unknown, debug: boolean): number {
+async function reportError(error: unknown, debug: boolean, messages: string[]): Promise<number> {
   if (error instanceof CommanderError) {
-    // Commander has already printed its message (or the help) through configureOutput.
+    // Commander has already printed the help, or handed its message to configureOutput.
+    for (const message of messages) process.stderr.write(`${await label()} ${message}\n`);
     if (error.exitCode === 0) return exitCodes.ok;
     // `command.error(msg, { exitCode })` keeps its code; everything else commander raises is bad usage.
     return error.code === 'commander.error' ? error.exitCode : exitCodes.usage;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  else process.stderr.write(`${label()} ${oneLine(message)}\n`);
+  else process.stderr.write(`${await label()} ${oneLine(message)}\n`);
   return exitCodes.failure;
 }
 
@@ -87,6 +89,6 @@ function oneLine(message: string): string {
   return message.trim().replace(/\s*\n\s*/g, ' ') || 'unknown error';
 }
 
-function label(): string {
-  return process.stderr.isTTY ? colors.red('mockapi:') : 'mockapi:';
+async function label(): Promise<string> {
+  return process.stderr.isTTY ? (await import('consola/utils')).colors.red('mockapi:') : 'mockapi:';
 }

@@ -3,9 +3,7 @@ import { setCookie, type H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
 
 export const identityCookie = 'svc_identity';
-/** A sandbox id a client may choose: 1-128 characters of A-Z a-z 0-9 _ - (contract section 3). */
-export const sandboxIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
-export const isSandboxId = (value: string): boolean => sandboxIdPattern.test(value);
+export { isSandboxId } from './sandbox-id.js';
 
 /** The requester's sandbox (the request context resolved who asks; reading it may mint the cookie). */
 export const sandboxOf = (event: H3Event): string => contextOf(event).sandbox;

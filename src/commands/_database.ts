@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createConsola, LogLevels } from 'consola';
 import type { ResolvedConfig } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import { isSandboxId } from '../auth/identity.js';
+import { isSandboxId } from '../auth/sandbox-id.js';
 import type { Engine } from '../engine/engine.js';
+import { commandLog } from './_log.js';
 
 /** What reset, export and import share: the database file and the config that may name it. */
 export interface DatabaseOptions {
@@ -20,12 +20,6 @@ export interface CommandDatabase {
   created: boolean;
   close(): void;
 }
-
-/**
- * Messages of the operations commands go to stderr, so `mockapi export` can own stdout; they
- * print whatever NODE_ENV or CI say, like serve's.
- */
-export const log = createConsola({ level: LogLevels.info, fancy: true, stdout: process.stderr, stderr: process.stderr });
 
 /** `--db` and `--config`, as serve has them. */
 export function withDatabaseOptions(command: Command): Command {
@@ -74,7 +68,7 @@ export async function openCommandDatabase(
   try {
     const hasBaseline = db.sqlite.prepare(`SELECT 1 FROM meta WHERE key = 'baseline_hash'`).get() !== undefined;
     const served = hasBaseline ? servedCollections(db.sqlite, config) : { collections: baselineCollections(db.sqlite, config.collections) };
-    if (served.disagreement) log.warn(served.disagreement);
+    if (served.disagreement) (await commandLog('stderr')).warn(served.disagreement);
     const { collections } = served;
     const engine = createEngine({ db, collections, limits: config.limits });
     if (!hasBaseline) loadBaseline(db, config.fixtures, collections, engine);

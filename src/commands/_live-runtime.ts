@@ -36,7 +36,7 @@ interface Generation {
  */
 export interface LiveRuntime {
   readonly current: Runtime;
-  /** What listhen serves. */
+  /** What the HTTP server serves (a plain function: it reads no `this`). */
   handler(req: IncomingMessage, res: ServerResponse): void;
   /**
    * Builds a runtime and app from `config` on the same database file and makes them current.

@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import {
   createProgress,
-  log,
   openCommandDatabase,
   requireOneSelection,
   sandboxCount,
@@ -11,6 +10,7 @@ import {
   withSandboxSelection,
   type DatabaseOptions,
 } from './_database.js';
+import { commandLog } from './_log.js';
 import { writeStdout } from './_stdout.js';
 
 interface ExportOptions extends DatabaseOptions {
@@ -47,6 +47,6 @@ export function makeExportCommand(): Command {
     } catch (error) {
       throw new Error(`cannot write ${options.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    log.success(`exported ${sandboxCount(count)} to ${options.output}`);
+    (await commandLog('stderr')).success(`exported ${sandboxCount(count)} to ${options.output}`);
   });
 }

@@ -1,7 +1,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { Command } from 'commander';
 import type { FieldProblem } from '../errors.js';
-import { createProgress, log, openCommandDatabase, sandboxCount, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import { createProgress, openCommandDatabase, sandboxCount, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import { commandLog } from './_log.js';
 
 interface ImportOptions extends DatabaseOptions {
   dryRun?: boolean;
@@ -17,6 +18,7 @@ export function makeImportCommand(): Command {
   return command.action(async (file: string, options: ImportOptions) => {
     const document = readDocument(file);
     const [{ importDocument }, { maxProblems }] = await Promise.all([import('../engine/import-document.js'), import('../engine/check-export-document.js')]);
+    const log = await commandLog('stderr');
     const { db, engine, config, close, created } = await openCommandDatabase(options, { memoryIfMissing: options.dryRun });
     let imported = false;
     try {

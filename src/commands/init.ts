@@ -2,12 +2,10 @@ import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, statSync }
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { createConsola, LogLevels } from 'consola';
+import { commandLog } from './_log.js';
 
 const template = resolve(dirname(fileURLToPath(import.meta.url)), '../../templates/mockapi.config.ts');
 const configNames = ['mockapi.config.ts', 'mockapi.config.mts', 'mockapi.config.mjs', 'mockapi.config.js', 'mockapi.config.cjs', 'mockapi.config.json'];
-
-const log = createConsola({ level: LogLevels.info, fancy: true });
 
 /** `mockapi init`: a config and an editable copy of the baseline in the current folder; never overwrites. */
 export function makeInitCommand(): Command {
@@ -28,6 +26,6 @@ export function makeInitCommand(): Command {
       // COPYFILE_EXCL: even a file that appeared since the check above is never overwritten.
       for (const name of fixtures) copyFileSync(join(packageFixtures, name), join(cwd, 'fixtures', name), constants.COPYFILE_EXCL);
       copyFileSync(template, join(cwd, 'mockapi.config.ts'), constants.COPYFILE_EXCL);
-      log.success(`wrote mockapi.config.ts and fixtures/ (${fixtures.join(', ')}); next: npx mockapi-sandbox serve`);
+      (await commandLog('stdout')).success(`wrote mockapi.config.ts and fixtures/ (${fixtures.join(', ')}); next: npx mockapi-sandbox serve`);
     });
 }

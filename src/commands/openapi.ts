@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { OpenApiFormat } from '../openapi/documents.js';
 import { version } from '../version.js';
-import { log } from './_database.js';
+import { commandLog } from './_log.js';
 
 interface OpenApiOptions {
   output?: string;
@@ -52,6 +52,6 @@ export function makeOpenApiCommand(): Command {
       } catch (error) {
         throw new Error(`cannot write ${options.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      log.success(`wrote the OpenAPI ${options.format} document to ${options.output}`);
+      (await commandLog('stderr')).success(`wrote the OpenAPI ${options.format} document to ${options.output}`);
     });
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { log, openCommandDatabase, requireOneSelection, sandboxCount, withDatabaseOptions, withSandboxSelection, type DatabaseOptions } from './_database.js';
+import { openCommandDatabase, requireOneSelection, sandboxCount, withDatabaseOptions, withSandboxSelection, type DatabaseOptions } from './_database.js';
+import { commandLog } from './_log.js';
 
 interface ResetOptions extends DatabaseOptions {
   sandbox?: string;
@@ -14,6 +15,7 @@ export function makeResetCommand(): Command {
   return command.action(async (options: ResetOptions) => {
     requireOneSelection(command, options);
     const { sandboxesHoldingData } = await import('../engine/export-document.js');
+    const log = await commandLog('stderr');
     const { db, engine, close } = await openCommandDatabase(options, { mustExist: true });
     try {
       const keys = options.all ? sandboxesHoldingData(db) : [options.sandbox!];

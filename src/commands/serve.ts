@@ -1,19 +1,15 @@
-import { createServer as createNetServer } from 'node:net';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createConsola, LogLevels } from 'consola';
-import { colors } from 'consola/utils';
-import type { Listener } from 'listhen';
+import type { ConsolaInstance } from 'consola';
 import type { ConfigFlags } from '../config.js';
 import type { LiveRuntime } from './_live-runtime.js';
 import type { RuntimeWatcher } from './_watch.js';
 import { parseLatency } from '../simulate/latency.js';
+import { commandLog } from './_log.js';
 
 /** Open connections (a server-sent event stream never finishes) are cut after this on shutdown. */
 const shutdownGraceMs = 5_000;
-
-// The URL lines are the command's output, so they print whatever NODE_ENV or CI say
-// (consola's default instance drops `success` under NODE_ENV=test).
-const log = createConsola({ level: LogLevels.info, fancy: true });
 
 interface ServeOptions {
   config?: string;
@@ -57,13 +53,15 @@ async function serve(options: ServeOptions): Promise<void> {
     latency: options.latency,
   };
   // Loaded here, not with the command line: `mockapi --help` and the other commands never need them.
-  const [{ loadMockapiConfig }, { parseSimulationConfig }, { createRuntime }, { noFixtureWarning }, { liveRuntime }, { listen }] = await Promise.all([
+  const [{ loadMockapiConfig }, { parseSimulationConfig }, { createRuntime }, { noFixtureWarning }, { liveRuntime }, { listenHttp, closeHttp }, { colors }, log] = await Promise.all([
     import('../config.js'),
     import('../simulate/simulate.js'),
     import('../runtime.js'),
     import('../engine/baseline.js'),
     import('./_live-runtime.js'),
-    import('listhen'),
+    import('../_listen.js'),
+    import('consola/utils'),
+    commandLog('stdout'),
   ]);
   const config = await loadMockapiConfig(flags);
   // The schema checks the syntax; the bounds (30 s at most) are checked here, before anything opens.
@@ -79,40 +77,25 @@ async function serve(options: ServeOptions): Promise<void> {
   const runtime = await createRuntime(config, { rebuild: (next) => live.replace(next) });
   const noFixture = noFixtureWarning(config.fixtures, runtime.engine.collections);
   if (noFixture) log.warn(noFixture);
-  let listener: Listener;
+  let server: Server;
   let live: LiveRuntime;
   try {
     // Requests go through one indirection, so --watch can swap in a new runtime and app.
     live = liveRuntime(runtime);
-    listener = await listen((req, res) => live.handler(req, res), {
-      // A fixed port is that port or a failure (isProd: no alternative range; random: false: no
-      // random fallback); 0 asks the system for any free one.
-      port: port === 0 ? { port: 0, random: true } : { port, random: false },
-      hostname: host,
-      public: !isLocalHost(host),
-      showURL: false,
-      autoClose: false,
-      isProd: true,
-      qr: false,
-    });
+    // A fixed port is that port or a failure; 0 asks the system for any free one.
+    server = await listenHttp(live.handler, port, host);
   } catch (error) {
     runtime.close();
     throw toListenError(error, port, host);
   }
-  const actual = listener.address.port;
-  if (port !== 0 && actual !== port) {
-    // get-port-please silently swaps a port browsers refuse (6000, 6665, ...) for another one.
-    await listener.close();
-    runtime.close();
-    throw new Error(`port ${port} is one that browsers refuse to connect to; choose another (or --port 0 for any free port)`);
-  }
-  listener.server.on('error', (error) => {
+  const actual = (server.address() as AddressInfo).port;
+  server.on('error', (error) => {
     process.stderr.write(`mockapi: server error: ${error.message}\n`);
     process.exit(1);
   });
   // Ready before the URL is printed, so a change made by whoever waits for the URL is seen.
   const watcher = options.watch ? await (await import('./_watch.js')).watchRuntime(runtime, { flags, log }) : undefined;
-  stopOnSignals(listener, live, watcher);
+  stopOnSignals(() => closeHttp(server, shutdownGraceMs), live, log, watcher);
 
   const url = `http://${urlHost(host)}:${actual}`;
   // One write, so a reader that waits for the URL gets the whole block.
@@ -127,7 +110,7 @@ async function serve(options: ServeOptions): Promise<void> {
 }
 
 /** SIGINT/SIGTERM: stop accepting, let in-flight requests finish, close the database, exit 0. A second signal forces exit 1. */
-function stopOnSignals(listener: Listener, live: LiveRuntime, watcher?: RuntimeWatcher): void {
+function stopOnSignals(closeServer: () => Promise<void>, live: LiveRuntime, log: ConsolaInstance, watcher?: RuntimeWatcher): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -139,12 +122,8 @@ function stopOnSignals(listener: Listener, live: LiveRuntime, watcher?: RuntimeW
     // Closed first: a reload must not start on a database that is about to close.
     void watcher?.close().catch(() => undefined);
     live.current.streams.closeAll();
-    const force = setTimeout(() => listener.server.closeAllConnections(), shutdownGraceMs);
-    force.unref();
-    listener
-      .close()
+    closeServer()
       .then(() => {
-        clearTimeout(force);
         live.close();
         process.exit(0);
       })
@@ -158,9 +137,10 @@ function stopOnSignals(listener: Listener, live: LiveRuntime, watcher?: RuntimeW
 }
 
 /** Binds the port once and lets it go, to name the exact problem (busy, forbidden, unknown host). */
-function probePort(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+async function probePort(port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+  const { createServer } = await import('node:net');
   return new Promise((done) => {
-    const server = createNetServer();
+    const server = createServer();
     server.unref();
     server.once('error', (error: NodeJS.ErrnoException) => done(error));
     server.listen({ port, host, exclusive: true }, () => server.close(() => done(undefined)));
@@ -168,8 +148,8 @@ function probePort(port: number, host: string): Promise<NodeJS.ErrnoException | 
 }
 
 function toListenError(error: unknown, port: number, host: string): Error {
-  const { code, name, message } = error as NodeJS.ErrnoException;
-  if (code === 'EADDRINUSE' || name === 'GetPortError') {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'EADDRINUSE') {
     return new Error(`port ${port} on ${host} is already in use (try --port 0 for any free port)`);
   }
   if (code === 'EACCES') return new Error(`no permission to listen on port ${port} on ${host} (try a port above 1023, or --port 0)`);
@@ -202,13 +182,9 @@ function parseDb(value: string): string {
   return value;
 }
 
-// listhen (and get-port-please) replace a host outside this pattern with localhost, silently.
+// Letters, digits, dots, colons and dashes: a name or an IPv4/IPv6 address, never a URL or a path.
 function isValidHost(host: string): boolean {
   return /^(?!-)[\d.:A-Za-z-]{1,63}(?<!-)$/.test(host);
-}
-
-function isLocalHost(host: string): boolean {
-  return host === 'localhost' || host === '127.0.0.1' || host === '::1';
 }
 
 function isAnyHost(host: string): boolean {

@@ -1,13 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { colors } from 'consola/utils';
-import { isSandboxId } from '../auth/identity.js';
+import { isSandboxId } from '../auth/sandbox-id.js';
 import { parseEventId, type LoggedEvent } from '../engine/change-log.js';
 import { compilePatterns, parsePatternList } from '../engine/event-pattern.js';
-import { signatureFormats, type SignatureFormat } from '../engine/webhook-store.js';
-import { headersFor } from '../webhooks/dispatcher.js';
-import { deliveryBody, newDeliveryId } from '../webhooks/delivery-body.js';
-import { generateSecret, standardKey } from '../webhooks/signature.js';
-import { log, openCommandDatabase, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import type { SignatureFormat } from '../engine/webhook-store.js';
+import { openCommandDatabase, withDatabaseOptions, type DatabaseOptions } from './_database.js';
+import { commandLog } from './_log.js';
 import { exitWhenStdoutCloses } from './_stdout.js';
 
 interface TailOptions extends DatabaseOptions {
@@ -22,6 +19,14 @@ interface TailOptions extends DatabaseOptions {
 
 /** A forwarded event that gets no answer within this is reported as timed out. */
 const forwardTimeoutMs = 10_000;
+
+type Colors = typeof import('consola/utils').colors;
+
+/**
+ * The engine's `signatureFormats`, spelled here: the webhook store (and node:crypto with it) is
+ * not loaded to build the command line. The type keeps the list whole and valid.
+ */
+const signatureFormats = Object.keys({ timestamped: 0, sha256: 0, standard: 0 } satisfies Record<SignatureFormat, 0>);
 
 /** `mockapi webhook`: the parent of `tail`. */
 export function makeWebhookCommand(): Command {
@@ -45,6 +50,7 @@ export function makeWebhookTailCommand(): Command {
     .addOption(new Option('--signature <format>', 'signature format for --forward-to').choices([...signatureFormats]).default('timestamped'));
   withDatabaseOptions(command);
   return command.action(async (options: TailOptions) => {
+    const { standardKey } = await import('../webhooks/signature.js');
     if (options.secret !== undefined && options.signature === 'standard' && !standardKey(options.secret)) {
       command.error('--secret must be whsec_<base64 key> for --signature standard', { exitCode: 2 });
     }
@@ -56,6 +62,14 @@ export function makeWebhookTailCommand(): Command {
 }
 
 async function tail(options: TailOptions): Promise<void> {
+  // Loaded on use: building the command line (`mockapi --help`) needs none of them.
+  const [{ headersFor }, { deliveryBody, newDeliveryId }, { generateSecret }, { colors }, log] = await Promise.all([
+    import('../webhooks/dispatcher.js'),
+    import('../webhooks/delivery-body.js'),
+    import('../webhooks/signature.js'),
+    import('consola/utils'),
+    commandLog('stderr'),
+  ]);
   const { engine, config, close } = await openCommandDatabase(options, { mustExist: true });
   const matches = compilePatterns(options.event);
   const wanted = (sandbox: string, event: string) => (options.sandbox === undefined || sandbox === options.sandbox) && matches(event);
@@ -99,7 +113,7 @@ async function tail(options: TailOptions): Promise<void> {
       }
       const ms = Date.now() - started;
       if (options.json) out(JSON.stringify({ type: 'forward', id: event.id, event: event.event, delivery, url, status_code: status, duration_ms: ms, error }));
-      else out(`  ${colors.dim('->')} ${url} ${status === null ? colors.red(error ?? 'failed') : paintStatus(status)} ${colors.dim(`(${ms} ms)`)}`);
+      else out(`  ${colors.dim('->')} ${url} ${status === null ? colors.red(error ?? 'failed') : paintStatus(colors, status)} ${colors.dim(`(${ms} ms)`)}`);
     });
   };
 
@@ -138,7 +152,7 @@ async function tail(options: TailOptions): Promise<void> {
             }),
           );
         } else {
-          const answer = attempt.statusCode === null ? colors.red(attempt.error ?? 'failed') : paintStatus(attempt.statusCode);
+          const answer = attempt.statusCode === null ? colors.red(attempt.error ?? 'failed') : paintStatus(colors, attempt.statusCode);
           const state = outcome === 'succeeded' ? colors.green(outcome) : outcome === 'failed' ? colors.red(outcome) : colors.yellow(outcome);
           out(`  ${colors.dim('<-')} ${colors.cyan(attempt.sandbox)} ${attempt.event} ${colors.dim(attempt.id)} ${attempt.url} attempt ${attempt.attempt}: ${answer} ${colors.dim(`(${attempt.durationMs} ms)`)} ${state}`);
         }
@@ -186,7 +200,7 @@ function summary(data: string): string {
   }
 }
 
-function paintStatus(status: number): string {
+function paintStatus(colors: Colors, status: number): string {
   return status >= 200 && status < 300 ? colors.green(String(status)) : status >= 500 ? colors.red(String(status)) : colors.yellow(String(status));
 }
 

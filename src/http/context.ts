@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { getCookie, type H3Event, type Middleware } from 'h3';
 import type { ResolvedConfig } from '../config.js';
-import { identityCookie, mintSandbox, sandboxIdPattern } from '../auth/identity.js';
+import { identityCookie, mintSandbox } from '../auth/identity.js';
+import { sandboxIdPattern } from '../auth/sandbox-id.js';
 import { scopeList, type Role } from '../auth/scopes.js';
 import type { Auth } from '../auth/service.js';
 import type { Claims, Clock } from '../auth/tokens.js';
