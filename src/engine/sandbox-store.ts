@@ -138,6 +138,10 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   /** Last activity: the file's, or this process's memory of a later read. */
   const activeSince = (key: string, onFile: number) => Math.max(onFile, lastSeen(key) ?? 0);
 
+  // One wrapper for every write: better-sqlite3's `transaction(fn)` builds four closures a call.
+  // Called inside a transaction it runs a savepoint instead.
+  const transaction = sqlite.transaction((fn: () => unknown) => fn());
+
   /** Keys dropped inside the running `write`, told once it commits (undefined outside one). */
   let pending: string[] | undefined;
   const tell = (keys: string[]) => {
@@ -208,7 +212,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       if (outer) {
         const mark = outer.length;
         try {
-          return sqlite.transaction(fn)();
+          return transaction(fn) as T;
         } catch (error) {
           outer.length = mark;
           holding = undefined;
@@ -217,7 +221,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       }
       pending = [];
       try {
-        const result = sqlite.transaction(fn).immediate();
+        const result = transaction.immediate(fn) as T;
         const keys = pending;
         pending = undefined;
         tell(keys);
