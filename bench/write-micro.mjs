@@ -5,34 +5,37 @@
 //           hand-written prepared statements, no JS work between them;
 //   engine  `engine.collection('posts').create(key, body)`: the engine's write, body already parsed;
 //   app     `app.fetch(new Request(POST /api/v1/posts))`: h3, the request chain, body reading,
-//           the engine and the answer, no socket.
-// Each a fresh sandbox key per call, CPU time (user + system) of this process; rounds alternate
-// (A B C C B A) so drift falls on all. Run after `npm run build`:
-//   node bench/write-micro.mjs [--calls 2000] [--rounds 3] [--only engine]
+//           the engine and the answer, no socket (building the undici Request is counted too).
+// Each call a fresh sandbox key; CPU time (user + system) of this process. With `--ref <dist>`
+// (another build's dist/, e.g. from `git worktree add`), both builds run in this one process,
+// each on its own file, taking turns in mirrored order (ref work work ref ...), so drift in the
+// machine's load falls on both alike. Run after `npm run build`:
+//   node bench/write-micro.mjs [--calls 2000] [--rounds 3] [--only engine] [--ref <dist>]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createApp } from '../dist/app.js';
-import { resolveConfig } from '../dist/config.js';
-import { createRuntime } from '../dist/runtime.js';
 
 const { values: args } = parseArgs({
-  options: { calls: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, only: { type: 'string' } },
+  options: { calls: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, only: { type: 'string' }, ref: { type: 'string' } },
 });
 const calls = Number(args.calls);
 const rounds = Number(args.rounds);
 const postBody = JSON.stringify({ user_id: 1, title: 'Bench post', body: 'Written by the benchmark.' });
-
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-write-micro-'));
 let key = 0;
-try {
-  const config = resolveConfig({ db: join(dir, 'micro.db'), limits: { createdPerCollection: 1_000_000, maxSandboxes: 1_000_000 } });
+
+/** The layers of one build (its dist/ folder), over its own file. */
+async function layersOf(name, dist) {
+  const { createApp } = await import(new URL('app.js', dist));
+  const { resolveConfig } = await import(new URL('config.js', dist));
+  const { createRuntime } = await import(new URL('runtime.js', dist));
+  const config = resolveConfig({ db: join(dir, `${name}.db`), limits: { createdPerCollection: 1_000_000, maxSandboxes: 1_000_000 } });
   const runtime = await createRuntime(config);
   const app = createApp(runtime);
   const posts = runtime.engine.collection('posts');
   const sqlite = runtime.db.sqlite;
-
   // The floor: the rows a create writes, as few statements as the schema allows.
   const floor = {
     sandbox: sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds, seq, bytes) VALUES (?, ?, ?, 1, 1, ?) RETURNING sid`).pluck(),
@@ -51,8 +54,8 @@ try {
     floor.doc.run(sid, cid, 6, '["bench","post","written","by","the","benchmark"]');
     floor.event.run(sid, bytes, Date.now(), doc);
   });
-
-  const layers = {
+  return {
+    runtime,
     sqlite: () => floorWrite.immediate(`floor-${++key}`),
     engine: () => posts.create(`engine-${++key}`, JSON.parse(postBody)),
     app: async () => {
@@ -67,31 +70,34 @@ try {
       await response.text();
     },
   };
-  const names = Object.keys(layers).filter((name) => !args.only || name.includes(args.only));
+}
 
-  async function time(name) {
-    const fn = layers[name];
+try {
+  const builds = { work: await layersOf('work', new URL('../dist/', import.meta.url)) };
+  if (args.ref) builds.ref = await layersOf('ref', pathToFileURL(`${resolve(args.ref)}/`));
+  const layers = ['sqlite', 'engine', 'app'].filter((name) => !args.only || name.includes(args.only));
+  const runs = Object.keys(builds).flatMap((build) => layers.map((layer) => ({ build, layer })));
+
+  async function time({ build, layer }) {
+    const fn = builds[build][layer];
     const start = process.cpuUsage();
-    const wall = process.hrtime.bigint();
     for (let i = 0; i < calls; i++) await fn();
     const used = process.cpuUsage(start);
-    return { cpu: (used.user + used.system) / calls, wall: Number(process.hrtime.bigint() - wall) / 1e3 / calls };
+    return (used.user + used.system) / calls;
   }
 
-  for (const name of names) await time(name); // warm-up
-  const results = Object.fromEntries(names.map((name) => [name, []]));
+  for (const run of runs) await time(run); // warm-up
+  const results = new Map(runs.map((run) => [run, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 ? [...names].reverse() : names;
-    for (const name of order) results[name].push(await time(name));
+    for (const run of round % 2 ? [...runs].reverse() : runs) results.get(run).push(await time(run));
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`one create in a fresh sandbox, in-process (${calls} calls × ${rounds} rounds, median):`);
-  for (const name of names) {
-    const cpu = median(results[name].map((r) => r.cpu));
-    const wall = median(results[name].map((r) => r.wall));
-    console.log(`  ${name.padEnd(7)} ${cpu.toFixed(1).padStart(7)} µs CPU  ${wall.toFixed(1).padStart(7)} µs wall`);
+  console.log(`one create in a fresh sandbox, in-process, CPU µs per call (${calls} calls × ${rounds} rounds, median):`);
+  for (const layer of layers) {
+    const cells = Object.keys(builds).map((build) => `${build} ${median(results.get(runs.find((r) => r.build === build && r.layer === layer))).toFixed(1).padStart(6)}`);
+    console.log(`  ${layer.padEnd(7)} ${cells.join('   ')}`);
   }
-  runtime.close();
+  for (const build of Object.values(builds)) build.runtime.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
