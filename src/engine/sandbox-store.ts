@@ -131,7 +131,8 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     `DELETE FROM ${table} WHERE state IN (2, 3) AND NOT EXISTS (SELECT 1 FROM base b WHERE b.cid = ${table}.cid AND b.id = ${table}.id)`;
   const deleteOrphans = sqlite.prepare(`${orphaned('overlay')} RETURNING sid, cid, state, seq`);
   const deleteSnapshotOrphans = sqlite.prepare(`${orphaned('snapshot_rows')} RETURNING sid`).pluck();
-  const idleSince = sqlite.prepare(`SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE last_active_at < ?`);
+  // holds is 0 or 1: both ranges of the holding index, read by activity.
+  const idleSince = sqlite.prepare(`SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE holds IN (0, 1) AND last_active_at < ?`);
   const activeAt = sqlite.prepare(`SELECT last_active_at FROM sandboxes WHERE sid = ?`).pluck();
 
   const ttlMs = () => (limits.sandboxTtl ?? 0) * 1000;
