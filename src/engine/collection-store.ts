@@ -139,10 +139,12 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): Written {
     const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
     const doc = JSON.stringify(record);
-    sandboxes.addBytes(sid, rowBytes(id, doc) - oldBytes);
+    const bytes = rowBytes(id, doc) - oldBytes;
     let seq = existingSeq;
-    if (seq) rewrite.run(state, doc, sid, cid, id);
-    else insert.run(sid, cid, id, state, (seq = sandboxes.nextSeq(sid)), doc);
+    if (seq) {
+      sandboxes.addBytes(sid, bytes);
+      rewrite.run(state, doc, sid, cid, id);
+    } else insert.run(sid, cid, id, state, (seq = sandboxes.nextSeq(sid, bytes)), doc);
     search.put(sid, cid, seq, searchText(definition.searchable, record), !existingSeq);
     return [record, doc];
   }
@@ -265,9 +267,11 @@ export function createCollectionStore(definition: CollectionDefinition, context:
           sandboxes.refreshHolds(sid);
         } else {
           // A tombstone stores its id.
-          sandboxes.addBytes(sid, rowBytes(id, null) - found.bytes);
-          if (found.state === UPDATED) rewrite.run(DELETED, null, sid, cid, id);
-          else insert.run(sid, cid, id, DELETED, sandboxes.nextSeq(sid), null);
+          const bytes = rowBytes(id, null) - found.bytes;
+          if (found.state === UPDATED) {
+            sandboxes.addBytes(sid, bytes);
+            rewrite.run(DELETED, null, sid, cid, id);
+          } else insert.run(sid, cid, id, DELETED, sandboxes.nextSeq(sid, bytes), null);
         }
         const record = { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
         changes.append(sid, eventName('deleted'), record);

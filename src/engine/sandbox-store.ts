@@ -76,7 +76,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
-  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET seq = seq + 1 WHERE sid = ? RETURNING seq`).pluck();
+  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ?, seq = seq + 1 WHERE sid = ? RETURNING bytes, seq`).raw();
   const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
@@ -299,11 +299,15 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       return sid > 0 && holdsOf.get(sid) === 1;
     },
 
-    /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
-    nextSeq(sid: number): number {
-      const seq = bumpSeq.get(sid) as number;
+    /**
+     * The next value of the sandbox's monotonic counter, for a new overlay row that stores `bytes`
+     * (counted as `addBytes` does, in the same statement). Call inside the write transaction.
+     */
+    nextSeq(sid: number, bytes = 0): number {
+      const [total, seq] = bumpSeq.get(bytes, sid) as [number, number];
       // The search index packs seq into 24 bits of its rowids (search-index.ts).
       if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
+      checkBytes(sid, total, total - bytes);
       return seq;
     },
 
