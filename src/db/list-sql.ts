@@ -65,12 +65,12 @@ function searchVisibleSql(terms: number): string {
     SELECT f.seq AS seq, -1.0 * (0.0 + ${score.join(' + ')}) AS rank
       FROM (SELECT seq, ${range.map((i) => `sum(count) FILTER (WHERE i = ${i}) AS f${i}`).join(', ')}, count(DISTINCT i) AS found
               FROM (${hits.join(' UNION ALL ')}) GROUP BY seq) f
-      JOIN search_docs d ON d.sid = :sid AND d.cid = :cid AND d.seq = f.seq
+      CROSS JOIN search_docs d ON d.sid = :sid AND d.cid = :cid AND d.seq = f.seq
      WHERE f.found = ${terms}`;
   return `
   SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank
     FROM (${own}) h
-    JOIN overlay o INDEXED BY overlay_by_state ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND o.seq = h.seq
+    CROSS JOIN overlay o INDEXED BY overlay_newest ON o.sid = :sid AND o.cid = :cid AND o.state IN (1, 2) AND -o.seq = -h.seq
   UNION ALL
   SELECT 1, b.id, b.id, b.doc, h.rank
     FROM (SELECT rowid AS r, rank FROM search_base WHERE search_base MATCH :match

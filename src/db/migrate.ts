@@ -19,6 +19,13 @@ const ddl = [...tables.map((table) => createTableSql(table, { withoutRowid: sche
 /** Their indexes, made after the upgrades below: an index may be on a column an upgrade adds to an older file. */
 const indexDdl = tables.flatMap(createIndexesSql).join('\n');
 
+/**
+ * Indexes older files have and this version does not: each costs every write one more page in
+ * its commit (issue 29). `overlay_by_state` (sid, cid, state, seq) duplicated `overlay_newest`;
+ * `sandboxes_by_activity` (last_active_at) is `sandboxes_holding`'s second column.
+ */
+const retiredIndexDdl = ['overlay_by_state', 'sandboxes_by_activity'].map((name) => `DROP INDEX IF EXISTS ${name};`).join('\n');
+
 export class SchemaMismatchError extends Error {
   override name = 'SchemaMismatchError';
 }
@@ -60,6 +67,7 @@ export function migrate(db: Database): void {
   db.transaction(() => addHoldingColumns(db)).immediate();
   db.transaction(() => addEventSeqColumn(db)).immediate();
   db.exec(indexDdl);
+  db.exec(retiredIndexDdl);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
   if (!row) {
     db.prepare(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`).run(String(schemaVersion));

@@ -142,7 +142,8 @@ export function createChangeLog(db: OpenDatabase, limits: { eventsPerSandbox?: n
       if (eseq > keep) trim.run(sid, eseq - keep);
       // The newest event always stays, however large.
       const maxBytes = limits.sandboxBytes || defaultLogBytes;
-      if (upto - ((oldestUpto.get(sid) as number | undefined) ?? upto) > maxBytes) trimBytes.run(sid, eseq, upto - maxBytes);
+      // `upto` counts from the log's start: below the bound, what the log keeps is too.
+      if (upto > maxBytes && upto - ((oldestUpto.get(sid) as number | undefined) ?? upto) > maxBytes) trimBytes.run(sid, eseq, upto - maxBytes);
       wakeSoon();
     },
 

@@ -14,6 +14,8 @@ import { createRecordValidator } from './validate.js';
 import type { ChangeLog } from './change-log.js';
 
 export type Json = Record<string, unknown>;
+/** A record a write stored, and the JSON text it stored it as (the change log's data and REST's answer, both as they are). */
+type Written = [record: Json, json: string];
 
 /** Overlay row states. */
 export const CREATED = 1;
@@ -77,12 +79,9 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const capName = definition.cap ?? 'createdPerCollection';
   // Every write goes through the sandbox store's transaction: evictions it causes are told only after commit.
   const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
-  let writes = overlayWrites.get(db);
-  if (!writes) overlayWrites.set(db, (writes = prepareOverlayWrites(db)));
-  const prepared = writes;
-  const insert = { run: (row: { sid: number; id: RecordId; state: number; seq: number; doc: string | null }) => prepared.insert.run(row.sid, cid, row.id, row.state, row.seq, row.doc) };
-  const rewrite = { run: (row: { sid: number; id: RecordId; state: number; doc: string | null }) => prepared.rewrite.run(row.state, row.doc, row.sid, cid, row.id) };
-  const drop = { run: (row: { sid: number; id: RecordId }) => prepared.drop.run(row.sid, cid, row.id) };
+  let prepared = overlayWrites.get(db);
+  if (!prepared) overlayWrites.set(db, (prepared = prepareOverlayWrites(db)));
+  const { insert, rewrite, drop } = prepared;
 
   /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline) and the bytes its overlay row stores. */
   function current(sid: number, id: RecordId): { state: number; seq: number; bytes: number; fields: Json } | undefined {
@@ -137,32 +136,76 @@ export function createCollectionStore(definition: CollectionDefinition, context:
    * counts its bytes against the sandbox's bound (`oldBytes`: what the row it replaces stored).
    * Returns the record and its stored JSON text (which the change log stores as it is).
    */
-  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): [Json, string] {
+  function store(sid: number, id: RecordId, state: number, fields: Json, existingSeq: number, oldBytes: number): Written {
     const record: Json = { id, ...fields, _sandbox: state === CREATED ? 'created' : 'updated' };
     const doc = JSON.stringify(record);
-    sandboxes.addBytes(sid, rowBytes(id, doc) - oldBytes);
+    const bytes = rowBytes(id, doc) - oldBytes;
     let seq = existingSeq;
-    if (seq) rewrite.run({ sid, id, state, doc });
-    else insert.run({ sid, id, state, seq: (seq = sandboxes.nextSeq(sid)), doc });
+    if (seq) {
+      sandboxes.addBytes(sid, bytes);
+      rewrite.run(state, doc, sid, cid, id);
+    } else insert.run(sid, cid, id, state, (seq = sandboxes.nextSeq(sid, bytes)), doc);
     search.put(sid, cid, seq, searchText(definition.searchable, record), !existingSeq);
     return [record, doc];
   }
 
   /** A write to an existing record: PUT (replace) and PATCH share everything but the merge. */
-  function change(sandbox: string, id: RecordId, merge: (before: Json) => Json): Json | undefined {
-    const record = immediate(() => {
+  function change(sandbox: string, id: RecordId, merge: (before: Json) => Json): Written | undefined {
+    const written = immediate(() => {
       const found = current(sandboxes.sidOf(sandbox), id);
       if (!found) return undefined;
       const sid = sandboxes.open(sandbox);
       const fields = validated(sid, merge(found.fields), found.fields);
       checkUnique(sid, fields, id, found.fields);
       const state = found.state === CREATED ? CREATED : UPDATED;
-      const [record, doc] = store(sid, id, state, fields, found.seq, found.bytes);
-      changes.append(sid, eventName('updated'), record, doc);
-      return record;
+      const written = store(sid, id, state, fields, found.seq, found.bytes);
+      changes.append(sid, eventName('updated'), written[0], written[1]);
+      return written;
     });
-    if (record) emit({ action: 'updated', collection: definition, sandbox, record });
-    return record;
+    if (written) emit({ action: 'updated', collection: definition, sandbox, record: written[0] });
+    return written;
+  }
+
+  function create(sandbox: string, body: Json): Written {
+    const { id: _ignoredId, _sandbox, ...fields } = body;
+    if (definition.createdAt && fields[definition.createdAt] === undefined) fields[definition.createdAt] = new Date().toISOString();
+    const written = immediate(() => {
+      const sid = sandboxes.open(sandbox);
+      const checked = validated(sid, fields);
+      checkUnique(sid, checked, null);
+      // Read per write: the limits read through to the config in force (`runtime.reconfigure`).
+      const cap = limits[capName] ?? limits.createdPerCollection;
+      if ((view.createdCount.get({ sid, cid }) as number) >= cap) {
+        throw quotaExceeded(`a sandbox may hold at most ${cap} created ${definition.name} (limits.${capName}); delete one or reset the sandbox`);
+      }
+      const written = store(sid, newRecordId(), CREATED, checked, 0, 0);
+      changes.append(sid, eventName('created'), written[0], written[1]);
+      return written;
+    });
+    emit({ action: 'created', collection: definition, sandbox, record: written[0] });
+    return written;
+  }
+
+  /** PUT: every required field present; omitted optional fields keep their values (an open collection's: the body is the record). */
+  function replace(sandbox: string, rawId: unknown, body: Json): Written | undefined {
+    const id = parseRecordId(rawId);
+    if (id === undefined) return undefined;
+    const fields = withoutIdentity(body, id);
+    return change(sandbox, id, (before) => {
+      // The body itself must be a complete record; only then do kept optional fields fill in.
+      const problems = validate(fields);
+      if (problems.length) throw validationFailed(problems);
+      // An open collection has no schema to say which fields a record must have: PUT is the whole record.
+      return definition.open ? fields : { ...before, ...fields };
+    });
+  }
+
+  /** PATCH: a JSON merge patch; `null` clears a field. */
+  function patch(sandbox: string, rawId: unknown, body: Json): Written | undefined {
+    const id = parseRecordId(rawId);
+    if (id === undefined) return undefined;
+    const fields = withoutIdentity(body, id);
+    return change(sandbox, id, (before) => applyMergePatch(before, fields) as Json);
   }
 
   return {
@@ -200,47 +243,13 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       return json === undefined ? undefined : (JSON.parse(json) as Json);
     },
 
-    create(sandbox: string, body: Json): Json {
-      const { id: _ignoredId, _sandbox, ...fields } = body;
-      if (definition.createdAt && fields[definition.createdAt] === undefined) fields[definition.createdAt] = new Date().toISOString();
-      const record = immediate(() => {
-        const sid = sandboxes.open(sandbox);
-        const checked = validated(sid, fields);
-        checkUnique(sid, checked, null);
-        // Read per write: the limits read through to the config in force (`runtime.reconfigure`).
-        const cap = limits[capName] ?? limits.createdPerCollection;
-        if ((view.createdCount.get({ sid, cid }) as number) >= cap) {
-          throw quotaExceeded(`a sandbox may hold at most ${cap} created ${definition.name} (limits.${capName}); delete one or reset the sandbox`);
-        }
-        const [record, doc] = store(sid, newRecordId(), CREATED, checked, 0, 0);
-        changes.append(sid, eventName('created'), record, doc);
-        return record;
-      });
-      emit({ action: 'created', collection: definition, sandbox, record });
-      return record;
-    },
-
-    /** PUT: every required field present; omitted optional fields keep their values (an open collection's: the body is the record). */
-    replace(sandbox: string, rawId: unknown, body: Json): Json | undefined {
-      const id = parseRecordId(rawId);
-      if (id === undefined) return undefined;
-      const fields = withoutIdentity(body, id);
-      return change(sandbox, id, (before) => {
-        // The body itself must be a complete record; only then do kept optional fields fill in.
-        const problems = validate(fields);
-        if (problems.length) throw validationFailed(problems);
-        // An open collection has no schema to say which fields a record must have: PUT is the whole record.
-        return definition.open ? fields : { ...before, ...fields };
-      });
-    },
-
-    /** PATCH: a JSON merge patch; `null` clears a field. */
-    patch(sandbox: string, rawId: unknown, body: Json): Json | undefined {
-      const id = parseRecordId(rawId);
-      if (id === undefined) return undefined;
-      const fields = withoutIdentity(body, id);
-      return change(sandbox, id, (before) => applyMergePatch(before, fields) as Json);
-    },
+    create: (sandbox: string, body: Json): Json => create(sandbox, body)[0],
+    /** The created record as the JSON text it was stored as (REST's answer, sent as it is). */
+    createJson: (sandbox: string, body: Json): string => create(sandbox, body)[1],
+    replace: (sandbox: string, id: unknown, body: Json): Json | undefined => replace(sandbox, id, body)?.[0],
+    replaceJson: (sandbox: string, id: unknown, body: Json): string | undefined => replace(sandbox, id, body)?.[1],
+    patch: (sandbox: string, id: unknown, body: Json): Json | undefined => patch(sandbox, id, body)?.[0],
+    patchJson: (sandbox: string, id: unknown, body: Json): string | undefined => patch(sandbox, id, body)?.[1],
 
     /** Returns the record as it was, or undefined when the sandbox cannot see it. */
     remove(sandbox: string, rawId: unknown): Json | undefined {
@@ -252,15 +261,17 @@ export function createCollectionStore(definition: CollectionDefinition, context:
         const sid = sandboxes.open(sandbox);
         if (found.state !== 0) search.remove(sid, cid, found.seq);
         if (found.state === CREATED) {
-          drop.run({ sid, id });
+          drop.run(sid, cid, id);
           sandboxes.addBytes(sid, -found.bytes);
           // Its last row may have gone: then it no longer counts toward maxSandboxes.
           sandboxes.refreshHolds(sid);
         } else {
           // A tombstone stores its id.
-          sandboxes.addBytes(sid, rowBytes(id, null) - found.bytes);
-          if (found.state === UPDATED) rewrite.run({ sid, id, state: DELETED, doc: null });
-          else insert.run({ sid, id, state: DELETED, seq: sandboxes.nextSeq(sid), doc: null });
+          const bytes = rowBytes(id, null) - found.bytes;
+          if (found.state === UPDATED) {
+            sandboxes.addBytes(sid, bytes);
+            rewrite.run(DELETED, null, sid, cid, id);
+          } else insert.run(sid, cid, id, DELETED, sandboxes.nextSeq(sid, bytes), null);
         }
         const record = { id, ...found.fields, ...(found.state ? { _sandbox: found.state === CREATED ? 'created' : 'updated' } : {}) };
         changes.append(sid, eventName('deleted'), record);

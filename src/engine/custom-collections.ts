@@ -91,19 +91,21 @@ export function createCustomCollections(context: StoreContext, limits: { customC
   function collection(name: string): CollectionStore {
     const definition = customDefinition(name);
     const at = (sandbox: string) => storeAt(name, cidOf(sandbox, name));
+    /** A create, given the collection's number in the sandbox (a new one on its first record). */
+    const creating = <T>(sandbox: string, create: (store: CollectionStore) => T): T =>
+      sandboxes.write(() => create(storeAt(name, cidForWrite(sandboxes.open(sandbox), name))));
     return {
       definition,
       list: (sandbox, query) => at(sandbox).list(sandbox, query),
       getJson: (sandbox, id, relations) => at(sandbox).getJson(sandbox, id, relations),
       findBy: (sandbox, field, value) => at(sandbox).findBy(sandbox, field, value),
       get: (sandbox, id) => at(sandbox).get(sandbox, id),
-      create: (sandbox, body) =>
-        sandboxes.write(() => {
-          const sid = sandboxes.open(sandbox);
-          return storeAt(name, cidForWrite(sid, name)).create(sandbox, body);
-        }),
+      create: (sandbox, body) => creating(sandbox, (store) => store.create(sandbox, body)),
+      createJson: (sandbox, body) => creating(sandbox, (store) => store.createJson(sandbox, body)),
       replace: (sandbox, id, body) => at(sandbox).replace(sandbox, id, body),
+      replaceJson: (sandbox, id, body) => at(sandbox).replaceJson(sandbox, id, body),
       patch: (sandbox, id, body) => at(sandbox).patch(sandbox, id, body),
+      patchJson: (sandbox, id, body) => at(sandbox).patchJson(sandbox, id, body),
       remove: (sandbox, id) => at(sandbox).remove(sandbox, id),
     };
   }

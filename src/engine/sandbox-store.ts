@@ -76,7 +76,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
   const markActive = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE sid = ?`);
   const markHolding = sqlite.prepare(`UPDATE sandboxes SET holds = 1 WHERE sid = ?`);
   const markSeen = sqlite.prepare(`UPDATE sandboxes SET last_active_at = max(last_active_at, ?) WHERE key = ?`);
-  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET seq = seq + 1 WHERE sid = ? RETURNING seq`).pluck();
+  const bumpSeq = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ?, seq = seq + 1 WHERE sid = ? RETURNING bytes, seq`).raw();
   const storedBytes = sqlite.prepare(`SELECT bytes FROM sandboxes WHERE sid = ?`).pluck();
   const addBytes = sqlite.prepare(`UPDATE sandboxes SET bytes = bytes + ? WHERE sid = ? RETURNING bytes`).pluck();
   const recount = sqlite
@@ -131,12 +131,17 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
     `DELETE FROM ${table} WHERE state IN (2, 3) AND NOT EXISTS (SELECT 1 FROM base b WHERE b.cid = ${table}.cid AND b.id = ${table}.id)`;
   const deleteOrphans = sqlite.prepare(`${orphaned('overlay')} RETURNING sid, cid, state, seq`);
   const deleteSnapshotOrphans = sqlite.prepare(`${orphaned('snapshot_rows')} RETURNING sid`).pluck();
-  const idleSince = sqlite.prepare(`SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE last_active_at < ?`);
+  // holds is 0 or 1: both ranges of the holding index, read by activity.
+  const idleSince = sqlite.prepare(`SELECT sid, key, last_active_at AS lastActiveAt FROM sandboxes WHERE holds IN (0, 1) AND last_active_at < ?`);
   const activeAt = sqlite.prepare(`SELECT last_active_at FROM sandboxes WHERE sid = ?`).pluck();
 
   const ttlMs = () => (limits.sandboxTtl ?? 0) * 1000;
   /** Last activity: the file's, or this process's memory of a later read. */
   const activeSince = (key: string, onFile: number) => Math.max(onFile, lastSeen(key) ?? 0);
+
+  // One wrapper for every write: better-sqlite3's `transaction(fn)` builds four closures a call.
+  // Called inside a transaction it runs a savepoint instead.
+  const transaction = sqlite.transaction((fn: () => unknown) => fn());
 
   /** Keys dropped inside the running `write`, told once it commits (undefined outside one). */
   let pending: string[] | undefined;
@@ -208,7 +213,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       if (outer) {
         const mark = outer.length;
         try {
-          return sqlite.transaction(fn)();
+          return transaction(fn) as T;
         } catch (error) {
           outer.length = mark;
           holding = undefined;
@@ -217,7 +222,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       }
       pending = [];
       try {
-        const result = sqlite.transaction(fn).immediate();
+        const result = transaction.immediate(fn) as T;
         const keys = pending;
         pending = undefined;
         tell(keys);
@@ -294,11 +299,15 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       return sid > 0 && holdsOf.get(sid) === 1;
     },
 
-    /** The next value of the sandbox's monotonic counter. Call inside the write transaction. */
-    nextSeq(sid: number): number {
-      const seq = bumpSeq.get(sid) as number;
+    /**
+     * The next value of the sandbox's monotonic counter, for a new overlay row that stores `bytes`
+     * (counted as `addBytes` does, in the same statement). Call inside the write transaction.
+     */
+    nextSeq(sid: number, bytes = 0): number {
+      const [total, seq] = bumpSeq.get(bytes, sid) as [number, number];
       // The search index packs seq into 24 bits of its rowids (search-index.ts).
       if (seq > maxPackedNumber) throw quotaExceeded(`this sandbox has made ${maxPackedNumber} writes; reset it to go on`);
+      checkBytes(sid, total, total - bytes);
       return seq;
     },
 

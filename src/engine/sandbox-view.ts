@@ -134,6 +134,24 @@ export class SandboxView {
     return store.patch(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
   }
 
+  /** `create`, answered as REST sends it: the record's JSON text as the write stored it (no second serialisation). */
+  async createJson(name: string, body: BodyOf): Promise<string> {
+    const store = this.allowed(name, 'write');
+    return store.createJson(this.sandbox, await body());
+  }
+
+  /** `replace`, answered as the record's stored JSON text. */
+  async replaceJson(name: string, id: unknown, body: BodyOf): Promise<string> {
+    const store = this.allowed(name, 'write');
+    return store.replaceJson(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  }
+
+  /** `patch`, answered as the record's stored JSON text. */
+  async patchJson(name: string, id: unknown, body: BodyOf): Promise<string> {
+    const store = this.allowed(name, 'write');
+    return store.patchJson(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  }
+
   /** Deletes the record and returns it as it was; an invisible record throws 404. */
   remove(name: string, id: unknown): Json {
     const store = this.allowed(name, 'delete');

@@ -37,7 +37,7 @@ export async function readJsonObject(event: H3Event, limit: number, maxDepth = d
 
 /**
  * Reads the body up to `limit` bytes. Past it, the reader is released and 413 thrown: the app's
- * drain (`_drain.ts`) reads the rest before the answer goes out, so the client gets the 413. (h3's
+ * drain (`http/response-hook.ts`) reads the rest before the answer goes out, so the client gets the 413. (h3's
  * `assertBodySize` cancels the request stream instead, which resets the connection before the
  * 413 arrives: measured with test/early-answers.test.ts and test/validation.test.ts.)
  */

@@ -72,6 +72,16 @@ function relationsOf(event: H3Event, definition: CollectionDefinition): Relation
   return parseRelations(event.url.searchParams, definition);
 }
 
+/**
+ * A write's answer: the record's JSON text as stored, under the content type h3 gives a returned
+ * object (what these routes answered when they returned the record). A string skips h3's
+ * serialisation and its merge of the headers into a new `Headers`.
+ */
+function sendWritten(event: H3Event, json: string): string {
+  event.res.headers.set('content-type', 'application/json;charset=UTF-8');
+  return json;
+}
+
 /** What the generic collection routes need to know of the collections a path names. */
 export interface CollectionRouteOptions {
   /** The collection the path names (404 or 400 when it names none). */
@@ -110,7 +120,7 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return sendJson(event, engine.for(ctx).listJson(nameOf(event), query));
       },
     },
-    POST: { ...write, handler: (event) => engine.for(contextOf(event)).create(nameOf(event), bodyOf(event)) },
+    POST: { ...write, handler: async (event) => sendWritten(event, await engine.for(contextOf(event)).createJson(nameOf(event), bodyOf(event))) },
   };
 
   const one: MethodHandlers = {
@@ -122,8 +132,8 @@ export function collectionResources(runtime: Runtime, options: CollectionRouteOp
         return sendJson(event, engine.for(ctx).recordJson(nameOf(event), idOf(event), relations));
       },
     },
-    PUT: { ...write, handler: (event) => engine.for(contextOf(event)).replace(nameOf(event), idOf(event), bodyOf(event)) },
-    PATCH: { ...write, handler: (event) => engine.for(contextOf(event)).patch(nameOf(event), idOf(event), bodyOf(event)) },
+    PUT: { ...write, handler: async (event) => sendWritten(event, await engine.for(contextOf(event)).replaceJson(nameOf(event), idOf(event), bodyOf(event))) },
+    PATCH: { ...write, handler: async (event) => sendWritten(event, await engine.for(contextOf(event)).patchJson(nameOf(event), idOf(event), bodyOf(event))) },
     DELETE: {
       scope: checkedByTheEngine,
       scopeText: scopeText('delete'),
