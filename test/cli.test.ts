@@ -7,10 +7,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, startServer, type CliServer } from './helpers/server.js';
 import { runCli, type Run } from './helpers/cli.js';
+import { refusedServe, runInProcess } from './helpers/cli-in-process.js';
 
 const version: string = (await import(join(repoRoot, 'package.json'), { with: { type: 'json' } })).default.version;
 
-const run = (args: string[], cwd = tmpdir()) => runCli(args, cwd);
+/**
+ * The CLI run in this worker (its parser, commands, report and exit code); each describe below
+ * keeps a spawned run of the real binary (`spawned`) showing the process does the same.
+ */
+const run = (args: string[], cwd = tmpdir()) => runInProcess(args, cwd);
+const spawned = (args: string[], cwd = tmpdir()) => runCli(args, cwd);
 
 /** `mockapi serve` without the harness's `--db`, so a config file's `db` applies. */
 async function serveIn(cwd: string, args: string[] = []): Promise<{ url: string; stop: () => Promise<number | null>; output: () => string }> {
@@ -72,8 +78,8 @@ function tempDir(): string {
 }
 
 describe('help and version', () => {
-  it('prints the root help with exit 0', async () => {
-    const result = await run(['--help']);
+  it('the real binary prints the root help with exit 0', async () => {
+    const result = await spawned(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: mockapi');
     expect(result.stdout).toContain('serve');
@@ -97,14 +103,22 @@ describe('help and version', () => {
     expect(result.stdout).toContain('--port <n>');
   });
 
-  it('prints the package version', async () => {
-    const result = await run(['--version']);
+  it('the real binary prints the package version', async () => {
+    const result = await spawned(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(version);
   });
 });
 
 describe('bad usage exits 2 with one line on stderr', () => {
+  it('the real binary: exit 2, one line on stderr, nothing on stdout', async () => {
+    const result = await spawned(['serve', '--no-such-option']);
+    expect(result.code).toBe(2);
+    expectOneLineError(result);
+    expect(result.stderr).toContain("'--no-such-option'");
+    expect(result.stdout).toBe('');
+  });
+
   it('no command: the help on stderr, exit 2', async () => {
     const result = await run([]);
     expect(result.code).toBe(2);
@@ -135,7 +149,7 @@ describe('bad usage exits 2 with one line on stderr', () => {
     'serve %j is bad usage, before anything is opened',
     async (flags) => {
       const dir = tempDir();
-      const result = await run(['serve', '--port', '0', ...flags], dir);
+      const result = await refusedServe(['--port', '0', ...flags], dir);
       expect(result.code).toBe(2);
       expectOneLineError(result);
       expect(result.stderr).toContain('--latency');
@@ -145,7 +159,7 @@ describe('bad usage exits 2 with one line on stderr', () => {
   );
 
   it('serve --latency delays every API answer (a request may still ask for 0), not /health', async () => {
-    const slow = await startServer({ cli: true, args: ['--latency', '400'] });
+    const slow = await startServer({ args: ['--latency', '400'] });
     try {
       const started = performance.now();
       expect((await fetch(`${slow.api}/posts?limit=1`)).status).toBe(200);
@@ -173,14 +187,14 @@ describe('bad usage exits 2 with one line on stderr', () => {
 
 describe('failures exit 1 with one line on stderr', () => {
   it('a missing --config file', async () => {
-    const result = await run(['serve', '--config', 'no-such.config.ts', '--port', '0'], tempDir());
+    const result = await refusedServe(['--config', 'no-such.config.ts', '--port', '0'], tempDir());
     expect(result.code).toBe(1);
     expectOneLineError(result);
     expect(result.stderr).toContain('no-such.config.ts');
   });
 
   it('--debug adds the stack', async () => {
-    const result = await run(['serve', '--config', 'no-such.config.ts', '--debug'], tempDir());
+    const result = await refusedServe(['--config', 'no-such.config.ts', '--debug'], tempDir());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\n\s+at /);
   });
@@ -188,7 +202,7 @@ describe('failures exit 1 with one line on stderr', () => {
   it('an invalid value in the config file', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'mockapi.config.json'), JSON.stringify({ port: 70000 }));
-    const result = await run(['serve', '--db', ':memory:'], dir);
+    const result = await refusedServe(['--db', ':memory:'], dir);
     expect(result.code).toBe(1);
     expectOneLineError(result);
     expect(result.stderr).toContain('port');
@@ -197,15 +211,16 @@ describe('failures exit 1 with one line on stderr', () => {
   it('a database folder that cannot be created', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a-file'), '');
-    const result = await run(['serve', '--port', '0', '--db', join(dir, 'a-file', 'sub', 'x.db')], dir);
+    const result = await refusedServe(['--port', '0', '--db', join(dir, 'a-file', 'sub', 'x.db')], dir);
     expect(result.code).toBe(1);
     expectOneLineError(result);
   });
 
+  // The real binary: exit 1 and one line from the process.
   it.each(['127.0.0.1', '0.0.0.0'])('a busy port (held on %s) names the port, never another port', async (holder) => {
     const { server, port } = await listenOn(holder);
     cleanups.push(() => new Promise((done) => server.close(done)));
-    const result = await run(['serve', '--port', String(port), '--db', ':memory:'], tempDir());
+    const result = await spawned(['serve', '--port', String(port), '--db', ':memory:'], tempDir());
     expect(result.code).toBe(1);
     expectOneLineError(result);
     expect(result.stderr).toContain(`port ${port}`);
@@ -279,9 +294,10 @@ describe('serve', () => {
   });
 
   it('--host localhost is accepted', async () => {
-    server = await startServer({ cli: true, args: ['--host', 'localhost'] });
-    expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);
-    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const local = await startServer({ args: ['--host', 'localhost'] });
+    cleanups.push(local.cleanup);
+    expect(local.url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect((await fetch(`${local.url}/health`)).status).toBe(200);
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 import { readFile } from './helpers/configured.js';
 import { sandboxClient, startServer, type RunningServer } from './helpers/server.js';
 
@@ -52,14 +52,14 @@ describe('a CLI command without the server config', () => {
 
     const indexBefore = readFile(server.db, (db) => db.prepare(`SELECT value FROM meta WHERE key = 'search_index'`).pluck().get());
     const elsewhere = folder();
-    const run = await runCli(['export', '--sandbox', client.id, '--db', server.db], elsewhere);
+    const run = await runInProcess(['export', '--sandbox', client.id, '--db', server.db], elsewhere);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     expect(await found(client, 'globex')).toEqual([2]);
     expect(await found(client, 'initech')).toEqual([created.body.id]);
     expect(JSON.parse(run.stdout).sandboxes[0].collections.invoices.created).toEqual([created.body]);
     expect(await found(client, 'quokka', 'notes')).toEqual([1]);
-    const reset = await runCli(['reset', '--sandbox', client.id, '--db', server.db], elsewhere);
+    const reset = await runInProcess(['reset', '--sandbox', client.id, '--db', server.db], elsewhere);
     expect(reset.code, reset.stderr).toBe(0);
     expect(await found(client, 'globex')).toEqual([2]);
     expect(await found(client, 'quokka', 'notes')).toEqual([1]);
@@ -73,7 +73,7 @@ describe('a CLI command without the server config', () => {
     const elsewhere = folder();
     writeFileSync(join(elsewhere, 'orders.json'), '[]');
     writeFileSync(join(elsewhere, 'mockapi.config.json'), JSON.stringify({ collections: { orders: { fixture: './orders.json' } } }));
-    const run = await runCli(['export', '--all', '--db', server.db], elsewhere);
+    const run = await runInProcess(['export', '--all', '--db', server.db], elsewhere);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/invoices, notes/);
     expect(run.stderr).toMatch(/orders/);

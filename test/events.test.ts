@@ -1,7 +1,8 @@
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { sandboxClient, useServer } from './helpers/server.js';
 import { create, expectProblem, type Client } from './helpers/problems.js';
-import { runCli } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 
 const server = useServer();
 const fresh = () => sandboxClient(server.api);
@@ -104,7 +105,7 @@ describe('the change log: GET /events', () => {
   it('logs a reset made by the CLI on the same file', async () => {
     const client = fresh();
     await create(client, 'users');
-    const run = await runCli(['reset', '--sandbox', client.id, '--db', server.db]);
+    const run = await runInProcess(['reset', '--sandbox', client.id, '--db', server.db], tmpdir());
     expect(run.code, run.stderr).toBe(0);
     const events = (await client.get('/events')).body.data;
     expect(events.map((e: any) => e.event)).toEqual(['sandbox.reset']);

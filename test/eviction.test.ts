@@ -1,8 +1,9 @@
 import { describe, it, expect } from 'vitest';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxClient, type RunningServer } from './helpers/server.js';
 import { configuredServers, keysHoldingData } from './helpers/configured.js';
-import { runCli } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 import { create, expectProblem, newRecord } from './helpers/problems.js';
 
 /**
@@ -13,6 +14,8 @@ import { create, expectProblem, newRecord } from './helpers/problems.js';
 const servers = configuredServers();
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const client = (server: RunningServer, id: string) => sandboxClient(server.api, id);
+/** `mockapi export` and `import` in this worker: these tests are about the bound, ops-cli.test.ts runs the real binary. */
+const runCli = (args: string[]) => runInProcess(args, tmpdir());
 
 describe('limits.maxSandboxes counts the sandboxes that hold data', () => {
   it('a reset sandbox holds nothing: it is neither counted nor evicted in place of one that holds data', async () => {

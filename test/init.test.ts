@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, startServer, type RunningServer } from './helpers/server.js';
 import { runCli, type Run } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 
-const run = (args: string[], cwd: string) => runCli(args, cwd);
+/** The CLI in this worker; the first test runs the real binary (`runCli`). */
+const run = (args: string[], cwd: string) => runInProcess(args, cwd);
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -49,7 +51,7 @@ describe('mockapi init', () => {
 
   it('writes the config and a copy of the baseline, and serve then serves that copy', async () => {
     const dir = tempDir();
-    const result = await run(['init'], dir);
+    const result = await runCli(['init'], dir);
     expect(result.code, result.stderr).toBe(0);
     // `npx mockapi-sandbox`, not `npx mockapi`: outside a project that installed the package, npx
     // would fetch the registry's unrelated `mockapi`.

@@ -112,7 +112,8 @@ describe('40 sandboxes working at the same time', () => {
         ] as const) {
           expect((await v.client.get(`/${collection}/${record.id}`)).body).toEqual(record);
         }
-        for (const step of [1, 2, 3, 20]) {
+        // Each sandbox's records are probed by two others: one made in the same burst beside it, one far off.
+        for (const step of [1, 20]) {
           const other = visitors[(v.index + step) % visitors.length];
           for (const [collection, record] of [
             ['users', other.users[0]],

@@ -5,8 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxClient, useServer } from './helpers/server.js';
 import { BASELINE, COLLECTIONS, create, listAll, newRecord, totals, type Client } from './helpers/problems.js';
 import { runCli, type Run } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 
-const run = (args: string[], cwd = dir) => runCli(args, cwd);
+/**
+ * The CLI run in this worker (its parser, commands, report and exit code); the real binary
+ * (`spawned`) runs the round trip, the resets, one usage error, one failure and one help, showing
+ * the process does the same (its exit codes, its stdout and stderr).
+ */
+const run = (args: string[], cwd = dir) => runInProcess(args, cwd);
+const spawned = (args: string[], cwd = dir) => runCli(args, cwd);
 
 function expectOneLineError(result: Run, code: number): void {
   expect(result.code, result.stderr).toBe(code);
@@ -45,8 +52,8 @@ async function dirty(client: Client) {
   return { user, post };
 }
 
-async function exportAll(db: string): Promise<any> {
-  const result = await run(['export', '--all', '--db', db]);
+async function exportAll(db: string, runner = run): Promise<any> {
+  const result = await runner(['export', '--all', '--db', db]);
   expect(result.code, result.stderr).toBe(0);
   expect(result.stderr).toBe('');
   return JSON.parse(result.stdout);
@@ -105,20 +112,20 @@ describe('export', () => {
 });
 
 describe('round trip', () => {
-  it('export → import into an empty database → export gives the same document', async () => {
+  it('export → import into an empty database → export gives the same document (the real binary)', async () => {
     const a = fresh();
     const b = fresh();
     await dirty(a);
     await dirty(b);
     const first = file('first.json');
-    expect((await run(['export', '--all', '-o', first, '--db', server.db])).code).toBe(0);
+    expect((await spawned(['export', '--all', '-o', first, '--db', server.db])).code).toBe(0);
 
     const empty = file('empty.db');
-    const imported = await run(['import', first, '--db', empty]);
+    const imported = await spawned(['import', first, '--db', empty]);
     expect(imported.code, imported.stderr).toBe(0);
     const count = JSON.parse(readFileSync(first, 'utf8')).sandboxes.length;
     expect(imported.stderr).toContain(`imported ${count} sandboxes`);
-    expect(withoutTime(await exportAll(empty))).toEqual(withoutTime(JSON.parse(readFileSync(first, 'utf8'))));
+    expect(withoutTime(await exportAll(empty, spawned))).toEqual(withoutTime(JSON.parse(readFileSync(first, 'utf8'))));
   });
 
   it('with snapshots, times and every kind of overlay row', async () => {
@@ -201,14 +208,14 @@ describe('against the file a running server uses', () => {
     expect((await sandboxClient(server.api, old.id).get(`/todos/${todo.id}`)).body).toEqual(todo);
   });
 
-  it('reset --sandbox and reset --all, seen by the server at once', async () => {
+  it('reset --sandbox and reset --all, seen by the server at once (the real binary)', async () => {
     const a = fresh();
     const b = fresh();
     await dirty(a);
     await dirty(b);
     expect(await totals(a)).not.toEqual(BASELINE);
 
-    const one = await run(['reset', '--sandbox', a.id, '--db', server.db]);
+    const one = await spawned(['reset', '--sandbox', a.id, '--db', server.db]);
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toBe('');
     expect(one.stderr.trim().split('\n')).toHaveLength(1);
@@ -218,7 +225,7 @@ describe('against the file a running server uses', () => {
     expect((await a.get('/users/2')).body).not.toHaveProperty('_sandbox');
     expect(await totals(b)).toEqual({ ...BASELINE, users: BASELINE.users + 1, posts: BASELINE.posts + 1, todos: BASELINE.todos - 1 });
 
-    const all = await run(['reset', '--all', '--db', server.db]);
+    const all = await spawned(['reset', '--all', '--db', server.db]);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stderr).toMatch(/reset \d+ sandboxes/);
     expect(await totals(b)).toEqual(BASELINE);
@@ -306,7 +313,7 @@ describe('failures exit 1, bad usage 2, each in one line', () => {
   });
 
   it('a missing file, or a database that does not exist', async () => {
-    const missing = await run(['import', file('nope.json'), '--db', server.db]);
+    const missing = await spawned(['import', file('nope.json'), '--db', server.db]);
     expectOneLineError(missing, 1);
     expect(missing.stderr).toContain('nope.json');
     const nodb = file('none.db');
@@ -332,8 +339,13 @@ describe('failures exit 1, bad usage 2, each in one line', () => {
     expectOneLineError(await run([...args, '--db', server.db]), 2);
   });
 
+  it('the real binary: bad usage exits 2 with one line', async () => {
+    expectOneLineError(await spawned(['export', '--all', '--sandbox', 'x', '--db', server.db]), 2);
+  });
+
   it.each(['reset', 'export', 'import', 'init'])('mockapi %s --help', async (command) => {
-    const result = await run([command, '--help']);
+    // The real binary once; the same help in this worker for the others.
+    const result = await (command === 'import' ? spawned : run)([command, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: mockapi ${command}`);
     if (command !== 'init') for (const flag of ['--db <file>', '--config <file>']) expect(result.stdout).toContain(flag);

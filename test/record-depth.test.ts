@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.js';
+import { runInProcess } from './helpers/cli-in-process.js';
 import { sandboxClient, startServer, useServer, type RunningServer } from './helpers/server.js';
 
 /**
@@ -134,7 +134,7 @@ describe('a record stored too deep by an older version breaks no rebuild', () =>
 
     const documentFile = join(running.dir, 'export.json');
     writeFileSync(documentFile, JSON.stringify(exported));
-    const dryRun = await runCli(['import', documentFile, '--dry-run', '--db', running.db]);
+    const dryRun = await runInProcess(['import', documentFile, '--dry-run', '--db', running.db], tmpdir());
     expect(dryRun.code, dryRun.stderr + dryRun.stdout).toBe(0);
 
     running = await startServer({ db: running.db });
@@ -146,7 +146,7 @@ describe('a record stored too deep by an older version breaks no rebuild', () =>
     expect((await again.get('/custom/legacy?q=legacyword')).body.pagination.total).toBe(1);
     await running.stop();
 
-    const reset = await runCli(['reset', '--all', '--db', running.db]);
+    const reset = await runInProcess(['reset', '--all', '--db', running.db], tmpdir());
     expect(reset.code, reset.stderr + reset.stdout).toBe(0);
   });
 
@@ -158,7 +158,7 @@ describe('a record stored too deep by an older version breaks no rebuild', () =>
     exported.sandboxes[0].collections = { 'custom.deep': { created: [{ id: `local-${crypto.randomUUID()}`, _sandbox: 'created', data: JSON.parse(deepArray(2_000)) }] } };
     const documentFile = join(running.dir, 'deep.json');
     writeFileSync(documentFile, JSON.stringify(exported));
-    const result = await runCli(['import', documentFile, '--db', running.db]);
+    const result = await runInProcess(['import', documentFile, '--db', running.db], tmpdir());
     expect(result.code).not.toBe(0);
     expect(result.stderr + result.stdout).toContain('/sandboxes/0/collections/custom.deep/created/0/data');
   });
