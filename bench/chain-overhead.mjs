@@ -15,7 +15,7 @@ const route = (event) => {
   return '{"data":[]}';
 };
 const bare = new H3().get('/api/v1/posts', route);
-const chained = new H3().use(requestContext(runtime)).get('/api/v1/posts', route);
+const chained = new H3().use(requestContext(runtime, (event, next) => next())).get('/api/v1/posts', route);
 const plainInit = { headers: { cookie: 'svc_identity=s', accept: 'application/json' } };
 const browserInit = { headers: { ...plainInit.headers, origin: 'http://localhost:3000' } };
 
