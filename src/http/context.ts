@@ -152,8 +152,12 @@ function asksForSimulation(event: H3Event, config: ResolvedConfig, headers: Inco
   if (config.simulate.latency !== undefined || config.simulate.rateLimit !== undefined) return true;
   const search = event.url.search;
   if (search.length > 1 && (search.includes('_delay') || search.includes('_status'))) return true;
-  if (!headers) return true;
-  for (const name in headers) if (name.startsWith('x-simulate-')) return true;
+  if (headers) {
+    for (const name in headers) if (name.startsWith('x-simulate-')) return true;
+    return false;
+  }
+  // A Request made in-process (`app.fetch`): its Headers, in the same way.
+  for (const name of event.req.headers.keys()) if (name.startsWith('x-simulate-')) return true;
   return false;
 }
 
