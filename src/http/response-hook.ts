@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { H3, H3Event } from 'h3';
 import type { ActivityLog } from '../engine/activity.js';
 import { unmatchedRoute, type RequestRecorder } from '../metrics/request-recorder.js';
@@ -85,8 +86,13 @@ export function installHooks(app: H3, recorder: RequestRecorder, activity: Activ
 async function drain(event: H3Event): Promise<void> {
   const request = event.req;
   if (!request.headers.get('content-length') && !request.headers.get('transfer-encoding')) return;
+  const incoming = event.runtime?.node?.req;
   // Read to its end from node's stream (`routes/_body.ts`): asking srvx for `body` now would build an errored web stream.
-  if (event.runtime?.node?.req.readableEnded) return;
+  if (incoming?.readableEnded) return;
+  // Untouched, or paused by a 413 of `_body.ts`: read on from node's stream, no web stream built for it.
+  if (incoming && (incoming.readableFlowing === null || (incoming.readableFlowing === false && incoming.listenerCount('data') === 0))) {
+    return drainIncoming(incoming);
+  }
   // Unread, or read part-way (a 413 releases its reader): read on to the end. A locked body is still being read.
   if (!request.body || request.body.locked) return;
   const reader = request.body.getReader();
@@ -102,4 +108,30 @@ async function drain(event: H3Event): Promise<void> {
   } catch {
     // The client went away: nothing left to drain.
   }
+}
+
+/** `drain` on node's request stream: read to the end (or to the bound, then left paused), never an error. */
+function drainIncoming(incoming: Readable): Promise<void> {
+  return new Promise((done) => {
+    let size = 0;
+    const finish = () => {
+      incoming.off('data', onData);
+      incoming.off('end', finish);
+      incoming.off('close', finish);
+      incoming.off('error', finish);
+      done();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxDrainBytes) {
+        incoming.pause();
+        finish();
+      }
+    };
+    incoming.on('data', onData);
+    incoming.once('end', finish);
+    incoming.once('close', finish);
+    incoming.once('error', finish);
+    incoming.resume();
+  });
 }
