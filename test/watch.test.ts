@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,12 @@ interface Project {
   server: CliServer;
 }
 
+type ProjectOptions = { ext?: ConfigKind; limits?: Record<string, unknown> };
+
 /** A folder with a copy of the fixtures and a config pointing at it, served with `--watch`. */
-async function watchedProject(config: { ext?: ConfigKind; limits?: Record<string, unknown> } = {}): Promise<Project> {
+async function watchedProject(config: ProjectOptions = {}, ends = cleanups): Promise<Project> {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-watch-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  ends.push(() => rmSync(dir, { recursive: true, force: true }));
   const fixtures = join(dir, 'fixtures');
   for (const name of COLLECTIONS) cpSync(join(repoRoot, 'fixtures', `${name}.json`), join(fixtures, `${name}.json`));
   const kind = config.ext ?? 'json';
@@ -35,8 +37,37 @@ async function watchedProject(config: { ext?: ConfigKind; limits?: Record<string
   writeConfig(file, { fixtures: 'fixtures', limits: config.limits ?? {} });
   // The database inside the watched folder: its writes (and -wal, -shm) must not count as edits.
   const server = await startServer({ cli: true, args: ['--watch', '--config', file], cwd: dir, db: join(fixtures, 'mockapi.db') });
-  cleanups.push(() => server.cleanup());
+  ends.push(() => server.cleanup());
   return { dir, fixtures, config: file, server };
+}
+
+let sharedCleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of sharedCleanups.reverse()) await cleanup();
+  sharedCleanups = [];
+});
+
+/**
+ * One watched project for the tests that follow each other on it (each spawned server costs
+ * about a second of CPU): each test starts from what the one before left loaded, and reads the
+ * server's output from where it began (`fromHere`).
+ */
+function sharedProject(config: ProjectOptions = {}): () => Promise<Project> {
+  let started: Promise<Project> | undefined;
+  return () => (started ??= watchedProject(config, sharedCleanups));
+}
+
+/** The server's output from now on, for a test on a shared project. */
+function fromHere(server: CliServer): CliServer {
+  const out = server.stdout().length;
+  const err = server.stderr().length;
+  return { ...server, stdout: () => server.stdout().slice(out), stderr: () => server.stderr().slice(err) };
+}
+
+/** A shared project's server, with its output from the start of the calling test. */
+async function onShared(project: () => Promise<Project>): Promise<Project> {
+  const current = await project();
+  return { ...current, server: fromHere(current.server) };
 }
 
 type ConfigKind = 'json' | 'mjs' | 'mjs importing mockapi' | 'ts';
@@ -94,6 +125,9 @@ function keepReading(api: string, paths: string[]) {
   };
 }
 
+// Served with the plain fixtures by the tests after the first: edits that each leave the files loadable.
+const fixturesProject = sharedProject();
+
 describe('serve --watch: fixtures', () => {
   it('serves an edited fixture without a restart, fails no request meanwhile, and keeps sandboxes', async () => {
     const project = await watchedProject();
@@ -143,7 +177,7 @@ describe('serve --watch: fixtures', () => {
   });
 
   it('keeps the last good baseline while a fixture is broken, says so in one line, and picks up the fix', async () => {
-    const project = await watchedProject();
+    const project = await onShared(fixturesProject);
     const { server } = project;
     const client = sandboxClient(server.api);
     const before = (await client.get('/users/1')).body;
@@ -192,7 +226,7 @@ describe('serve --watch: fixtures', () => {
   });
 
   it('keeps a collection whose file disappears, and reloads once it is back', async () => {
-    const project = await watchedProject();
+    const project = await onShared(fixturesProject);
     const { server } = project;
     const client = sandboxClient(server.api);
     const todosFile = join(project.fixtures, 'todos.json');
@@ -207,6 +241,7 @@ describe('serve --watch: fixtures', () => {
     edited[0].title = 'Back Again';
     writeFileSync(todosFile, JSON.stringify(edited));
     await eventually('the restored todos', async () => (await client.get('/todos/1')).body?.title === 'Back Again');
+    await eventually('its reload line', () => server.stdout().includes('reloaded fixtures: todos (200 records); every fixture loads again\n'));
   });
 });
 
@@ -214,7 +249,7 @@ describe('serve --watch: what a reload prints', () => {
   const reloadLines = (server: CliServer) => server.stdout().split('\n').filter((line) => /fixtures/.test(line) && !line.includes('watching'));
 
   it('counts the records of each changed file, not of the whole baseline', async () => {
-    const project = await watchedProject();
+    const project = await onShared(fixturesProject);
     const { server } = project;
     const client = sandboxClient(server.api);
     renameFirstUser(project, 'Counted');
@@ -231,7 +266,7 @@ describe('serve --watch: what a reload prints', () => {
   });
 
   it('says so when a broken fixture loads again, even restored to what was served', async () => {
-    const project = await watchedProject();
+    const project = await onShared(fixturesProject);
     const { server } = project;
     const usersFile = join(project.fixtures, 'users.json');
     const good = readFileSync(usersFile, 'utf8');
@@ -265,8 +300,14 @@ describe('serve --watch: config', () => {
     expect(server.stderr()).toBe('');
   });
 
-  it.each(['json', 'mjs', 'mjs importing mockapi', 'ts'] as const)('applies limits from an edited mockapi.config.%s without a restart', async (ext) => {
-    const project = await watchedProject({ ext, limits: { maxPageSize: 20 } });
+  // One project per kind of config file, each a real `serve --watch` end to end; the mjs one goes on below.
+  const kinds = ['json', 'mjs', 'mjs importing mockapi', 'ts'] as const;
+  const kindProjects = Object.fromEntries(kinds.map((ext) => [ext, sharedProject({ ext, limits: { maxPageSize: 20 } })]));
+  // Started with createdPerCollection 2, then each test sets the limits it is about.
+  const limitsProject = sharedProject({ limits: { createdPerCollection: 2 } });
+
+  it.each(kinds)('applies limits from an edited mockapi.config.%s without a restart', async (ext) => {
+    const project = await onShared(kindProjects[ext]!);
     const { server } = project;
     const client = sandboxClient(server.api);
     expectProblem(await client.get('/users?limit=25'), 400, 'INVALID_QUERY');
@@ -301,7 +342,7 @@ describe('serve --watch: config', () => {
 
   // Routes read maxPageSize per request; these limits are the engine's, read deep inside its stores.
   it('applies a new limits.createdPerCollection to the engine without a restart, raised and lowered', async () => {
-    const project = await watchedProject({ limits: { createdPerCollection: 2 } });
+    const project = await onShared(limitsProject);
     const { server } = project;
     const reloads = () => server.stdout().split('reloaded config').length - 1;
     const client = sandboxClient(server.api);
@@ -325,7 +366,8 @@ describe('serve --watch: config', () => {
   });
 
   it('applies a new limits.sandboxTtl to the engine without a restart, set and then lifted', async () => {
-    const project = await watchedProject({ limits: { sandboxTtl: 0 } });
+    // The 7-day default before (the config the last test left names no TTL).
+    const project = await onShared(limitsProject);
     const { server } = project;
     const reloads = () => server.stdout().split('reloaded config').length - 1;
     const client = sandboxClient(server.api);
@@ -348,7 +390,8 @@ describe('serve --watch: config', () => {
 
   it('reloads a config the way it was first loaded, $<NODE_ENV> overrides included', async () => {
     // vitest runs with NODE_ENV=test, and the server inherits it: c12 applies `$test`.
-    const project = await watchedProject({ ext: 'mjs', limits: { maxPageSize: 20 } });
+    // After the test above: maxPageSize 10 is served.
+    const project = await onShared(kindProjects.mjs!);
     const client = sandboxClient(project.server.api);
     writeConfig(project.config, { fixtures: 'fixtures', limits: { maxPageSize: 20 }, $test: { limits: { maxPageSize: 30 } } });
     await eventually('the $test page size', async () => (await client.get('/users?limit=25')).status === 200);
@@ -356,7 +399,7 @@ describe('serve --watch: config', () => {
   });
 
   it('follows the config to another fixtures folder', async () => {
-    const project = await watchedProject();
+    const project = await onShared(limitsProject);
     const { server } = project;
     const other = join(project.dir, 'other-fixtures');
     cpSync(project.fixtures, other, { recursive: true });
