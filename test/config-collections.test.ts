@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredServers, readFile } from './helpers/configured.js';
 import { refusedServe } from './helpers/cli-in-process.js';
-import { eventually, sandboxClient, startServer, type CliServer, type RunningServer } from './helpers/server.js';
+import { eventually, fromHere, sandboxClient, startServer, type CliServer, type RunningServer } from './helpers/server.js';
 import { startReceiver } from './helpers/receiver.js';
 import { expectProblem, LOCAL_ID, newRecord } from './helpers/problems.js';
 
@@ -62,9 +62,10 @@ function writeProject(
   collections: Record<string, unknown>,
   files: Record<string, unknown> = { 'invoices.json': invoices },
   config: Record<string, unknown> = {},
+  defer = servers.defer,
 ): { dir: string; configFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-declared-'));
-  servers.defer(() => rmSync(dir, { recursive: true, force: true }));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   const configFile = join(dir, 'mockapi.config.json');
   writeFileSync(configFile, JSON.stringify({ ...config, collections }));
@@ -82,11 +83,36 @@ async function serveProject(
 }
 
 /** The project served by the CLI with `--watch`. */
-async function watchProject(collections: Record<string, unknown>, config?: Record<string, unknown>): Promise<Project<CliServer>> {
-  const { dir, configFile } = writeProject(collections, undefined, config);
+async function watchProject(collections: Record<string, unknown>, config?: Record<string, unknown>, defer = servers.defer): Promise<Project<CliServer>> {
+  const { dir, configFile } = writeProject(collections, undefined, config, defer);
   const server = await startServer({ cli: true, args: ['--watch', '--config', configFile], cwd: dir });
-  servers.defer(() => server.cleanup());
+  defer(() => server.cleanup());
   return { dir, configFile, server };
+}
+
+/**
+ * One `--watch` project for the tests of a describe that each start from `declared()` (a spawned
+ * server costs about a second of CPU): the first test gets it as started, each next one with the
+ * config written back to `declared()` and reloaded (a swap like the ones the tests make), and
+ * every test sees the server's output from its own start. Each test leaves the invoices fixture
+ * as it found it.
+ */
+function sharedWatchProject(): () => Promise<Project<CliServer>> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterAll(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+  let project: Project<CliServer> | undefined;
+  return async () => {
+    if (!project) project = await watchProject(declared(), undefined, (cleanup) => cleanups.push(cleanup));
+    else {
+      const { server, configFile } = project;
+      const from = server.stdout().length;
+      writeFileSync(configFile, JSON.stringify({ collections: declared() }));
+      await eventually('the config written back', () => /reloaded config .*\n/.test(server.stdout().slice(from)));
+    }
+    return { ...project, server: fromHere(project.server) };
+  };
 }
 
 describe('a config-declared collection', () => {
@@ -295,51 +321,11 @@ describe('a change of the collections key under --watch', () => {
     return { ...declared(), receipts: { fixture: './data/receipts.json', relations: { user: { belongsTo: 'users', key: 'user_id' } } } };
   };
   const ids = (answer: { body: any }) => answer.body.data.map((r: any) => r.id);
-
-  it('serves a newly declared collection with its fixture, keeping the sandboxes\' writes', async () => {
-    const { dir, configFile, server } = await watchProject(declared());
-    const client = sandboxClient(server.api);
-    const post = (await client.post('/posts', newRecord('posts', { title: 'kept across the swap' }))).body;
-    expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
-    const invoice = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
-    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
-    const uptime = async () => (await (await fetch(`${server.url}/health`)).json()).uptime as number;
-    const before = await uptime();
-
-    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
-    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
-    // A swap is not a restart.
-    expect(await uptime()).toBeGreaterThanOrEqual(before);
-    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
-    expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
-    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));
-    // GraphQL's schema is built anew with it.
-    const graphql = await client.post('/graphql', { query: '{ receipts { data { total user { id } } } user(id: 3) { receipts { id } } }' });
-    expect(graphql.body, graphql.text).toEqual({ data: { receipts: { data: [{ total: 5, user: { id: '2' } }, { total: 7, user: { id: '3' } }] }, user: { receipts: [{ id: '2' }] } } });
-
-    expect((await client.get(`/posts/${post.id}`)).body).toEqual(post);
-    expect((await client.get('/users/2')).body.name).toBe('Patched Name');
-    expect((await client.get(`/invoices/${invoice.id}`)).body).toEqual(invoice);
-    expect((await client.post('/receipts', { total: 9 })).status).toBe(200);
-    expect((await client.get('/receipts')).body.pagination.total).toBe(3);
-
-    // The fixture of the new collection is watched from now on.
-    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify([{ id: 1, total: 50, user_id: 2 }]));
-    await eventually('the receipts fixture to reload', async () => (await client.get('/receipts/1')).body.total === 50);
-    expect(server.stdout()).toMatch(/reloaded fixtures: receipts \(1 record\)/);
-    expect(server.stderr()).toBe('');
-
-    // SIGTERM stops the runtime served now: its stop saves the last-seen time that reads keep in memory.
-    await new Promise((wait) => setTimeout(wait, 20));
-    const readAt = Date.now();
-    expect((await client.get('/receipts')).status).toBe(200);
-    expect(await server.stop()).toBe(0);
-    const lastActive = readFile(server.db, (db) => db.prepare('SELECT last_active_at FROM sandboxes WHERE key = ?').pluck().get(client.id) as number);
-    expect(lastActive).toBeGreaterThanOrEqual(readAt);
-  });
+  // For every test below but the webhooks one; the last one stops it.
+  const shared = sharedWatchProject();
 
   it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
-    const { dir, configFile, server } = await watchProject(declared());
+    const { dir, configFile, server } = await shared();
     const client = sandboxClient(server.api);
     const stream = await fetch(`${server.api}/events/stream`, { headers: { cookie: `svc_identity=${client.id}` } });
     expect(stream.status).toBe(200);
@@ -381,7 +367,7 @@ describe('a change of the collections key under --watch', () => {
   });
 
   it('applies a changed schema and a removal', async () => {
-    const { configFile, server } = await watchProject(declared());
+    const { configFile, server } = await shared();
     const client = sandboxClient(server.api);
     const before = (await client.post('/invoices', { number: 'A-1', amount: 20 })).body;
 
@@ -407,7 +393,7 @@ describe('a change of the collections key under --watch', () => {
   });
 
   it('keeps the served collections when the new ones do not load, and tries again when the fixture is fixed', async () => {
-    const { dir, configFile, server } = await watchProject(declared());
+    const { dir, configFile, server } = await shared();
     const client = sandboxClient(server.api);
     // The search fields of invoices change too: the attempt must not leave the old runtime with an index built for them.
     const broken = { ...withReceipts(dir, [{ id: 'one', total: 5 }]), invoices: declared({ search: ['customer'] }).invoices };
@@ -426,6 +412,48 @@ describe('a change of the collections key under --watch', () => {
     await eventually('the reload line', () => /\(collections: invoices changed, receipts added\)|\(collections: receipts added, invoices changed\)/.test(server.stdout()));
     expect((await client.get('/invoices?q=INV-003')).body.pagination.total).toBe(0);
     expect(ids(await client.get('/invoices?q=initech'))).toEqual([3]);
+  });
+
+  it('serves a newly declared collection with its fixture, keeping the sandboxes\' writes', async () => {
+    const { dir, configFile, server } = await shared();
+    const client = sandboxClient(server.api);
+    const post = (await client.post('/posts', newRecord('posts', { title: 'kept across the swap' }))).body;
+    expect((await client.patch('/users/2', { name: 'Patched Name' })).status).toBe(200);
+    const invoice = (await client.post('/invoices', { number: 'K-1', amount: 1 })).body;
+    expectProblem(await client.get('/receipts'), 404, 'NOT_FOUND');
+    const uptime = async () => (await (await fetch(`${server.url}/health`)).json()).uptime as number;
+    const before = await uptime();
+
+    writeFileSync(configFile, JSON.stringify({ collections: withReceipts(dir) }));
+    await eventually('/receipts to be served', async () => (await client.get('/receipts')).status === 200);
+    // A swap is not a restart.
+    expect(await uptime()).toBeGreaterThanOrEqual(before);
+    expect(ids(await client.get('/receipts'))).toEqual([1, 2]);
+    expect(ids(await client.get('/users/2/receipts'))).toEqual([1]);
+    await eventually('the reload line', () => /reloaded config mockapi\.config\.json \(collections: receipts added\)/.test(server.stdout()));
+    // GraphQL's schema is built anew with it.
+    const graphql = await client.post('/graphql', { query: '{ receipts { data { total user { id } } } user(id: 3) { receipts { id } } }' });
+    expect(graphql.body, graphql.text).toEqual({ data: { receipts: { data: [{ total: 5, user: { id: '2' } }, { total: 7, user: { id: '3' } }] }, user: { receipts: [{ id: '2' }] } } });
+
+    expect((await client.get(`/posts/${post.id}`)).body).toEqual(post);
+    expect((await client.get('/users/2')).body.name).toBe('Patched Name');
+    expect((await client.get(`/invoices/${invoice.id}`)).body).toEqual(invoice);
+    expect((await client.post('/receipts', { total: 9 })).status).toBe(200);
+    expect((await client.get('/receipts')).body.pagination.total).toBe(3);
+
+    // The fixture of the new collection is watched from now on.
+    writeFileSync(join(dir, 'data', 'receipts.json'), JSON.stringify([{ id: 1, total: 50, user_id: 2 }]));
+    await eventually('the receipts fixture to reload', async () => (await client.get('/receipts/1')).body.total === 50);
+    expect(server.stdout()).toMatch(/reloaded fixtures: receipts \(1 record\)/);
+    expect(server.stderr()).toBe('');
+
+    // SIGTERM stops the runtime served now: its stop saves the last-seen time that reads keep in memory.
+    await new Promise((wait) => setTimeout(wait, 20));
+    const readAt = Date.now();
+    expect((await client.get('/receipts')).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    const lastActive = readFile(server.db, (db) => db.prepare('SELECT last_active_at FROM sandboxes WHERE key = ?').pluck().get(client.id) as number);
+    expect(lastActive).toBeGreaterThanOrEqual(readAt);
   });
 });
 

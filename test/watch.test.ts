@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, repoRoot, sandboxClient, startServer, type CliServer } from './helpers/server.js';
+import { eventually, fromHere, repoRoot, sandboxClient, startServer, type CliServer } from './helpers/server.js';
 import { COLLECTIONS, create, expectProblem, newRecord } from './helpers/problems.js';
 
 /**
@@ -55,13 +55,6 @@ afterAll(async () => {
 function sharedProject(config: ProjectOptions = {}): () => Promise<Project> {
   let started: Promise<Project> | undefined;
   return () => (started ??= watchedProject(config, sharedCleanups));
-}
-
-/** The server's output from now on, for a test on a shared project. */
-function fromHere(server: CliServer): CliServer {
-  const out = server.stdout().length;
-  const err = server.stderr().length;
-  return { ...server, stdout: () => server.stdout().slice(out), stderr: () => server.stderr().slice(err) };
 }
 
 /** A shared project's server, with its output from the start of the calling test. */

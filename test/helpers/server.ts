@@ -31,6 +31,13 @@ export interface CliServer extends RunningServer {
   stdout: () => string;
 }
 
+/** The spawned server's output from now on: for a test on a server that tests before it used. */
+export function fromHere(server: CliServer): CliServer {
+  const out = server.stdout().length;
+  const err = server.stderr().length;
+  return { ...server, stdout: () => server.stdout().slice(out), stderr: () => server.stderr().slice(err) };
+}
+
 export interface StartOptions {
   /** Extra CLI arguments after `serve --port 0 --db <file>`. */
   args?: string[];
