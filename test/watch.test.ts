@@ -15,6 +15,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   cleanups = [];
 });
+let sharedCleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of sharedCleanups.reverse()) await cleanup();
+  sharedCleanups = [];
+});
 
 interface Project {
   dir: string;
@@ -25,10 +30,10 @@ interface Project {
 
 type ProjectOptions = { ext?: ConfigKind; limits?: Record<string, unknown> };
 
-/** A folder with a copy of the fixtures and a config pointing at it, served with `--watch`. */
-async function watchedProject(config: ProjectOptions = {}, ends = cleanups): Promise<Project> {
+/** A folder with a copy of the fixtures and a config pointing at it, served with `--watch` until the file's tests end. */
+async function watchedProject(config: ProjectOptions): Promise<Project> {
   const dir = mkdtempSync(join(tmpdir(), 'mockapi-watch-'));
-  ends.push(() => rmSync(dir, { recursive: true, force: true }));
+  sharedCleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const fixtures = join(dir, 'fixtures');
   for (const name of COLLECTIONS) cpSync(join(repoRoot, 'fixtures', `${name}.json`), join(fixtures, `${name}.json`));
   const kind = config.ext ?? 'json';
@@ -37,30 +42,21 @@ async function watchedProject(config: ProjectOptions = {}, ends = cleanups): Pro
   writeConfig(file, { fixtures: 'fixtures', limits: config.limits ?? {} });
   // The database inside the watched folder: its writes (and -wal, -shm) must not count as edits.
   const server = await startServer({ cli: true, args: ['--watch', '--config', file], cwd: dir, db: join(fixtures, 'mockapi.db') });
-  ends.push(() => server.cleanup());
+  sharedCleanups.push(() => server.cleanup());
   return { dir, fixtures, config: file, server };
 }
-
-let sharedCleanups: (() => Promise<void> | void)[] = [];
-afterAll(async () => {
-  for (const cleanup of sharedCleanups.reverse()) await cleanup();
-  sharedCleanups = [];
-});
 
 /**
  * One watched project for the tests that follow each other on it (each spawned server costs
  * about a second of CPU): each test starts from what the one before left loaded, and reads the
- * server's output from where it began (`fromHere`).
+ * server's output from where it began (the first from the server's start, the others `fromHere`).
  */
 function sharedProject(config: ProjectOptions = {}): () => Promise<Project> {
-  let started: Promise<Project> | undefined;
-  return () => (started ??= watchedProject(config, sharedCleanups));
-}
-
-/** A shared project's server, with its output from the start of the calling test. */
-async function onShared(project: () => Promise<Project>): Promise<Project> {
-  const current = await project();
-  return { ...current, server: fromHere(current.server) };
+  let started: Project | undefined;
+  return async () => {
+    if (!started) return (started = await watchedProject(config));
+    return { ...started, server: fromHere(started.server) };
+  };
 }
 
 type ConfigKind = 'json' | 'mjs' | 'mjs importing mockapi' | 'ts';
@@ -118,12 +114,12 @@ function keepReading(api: string, paths: string[]) {
   };
 }
 
-// Served with the plain fixtures by the tests after the first: edits that each leave the files loadable.
+// The plain fixtures, for the tests of the next two describes: edits that each leave the files loadable.
 const fixturesProject = sharedProject();
 
 describe('serve --watch: fixtures', () => {
   it('serves an edited fixture without a restart, fails no request meanwhile, and keeps sandboxes', async () => {
-    const project = await watchedProject();
+    const project = await fixturesProject();
     const { server } = project;
     await eventually('the watching line', () => server.stdout().includes(`watching ${project.fixtures} and ${project.config}`));
 
@@ -166,11 +162,10 @@ describe('serve --watch: fixtures', () => {
     expect(server.stdout().match(/reloaded fixtures: users \(25 records\)\n/g)).toHaveLength(2);
     expect(server.stdout().match(/reloaded/g)).toHaveLength(2);
     expect(errorLines(server)).toEqual([]);
-    expect(await server.stop('SIGTERM')).toBe(0);
   });
 
   it('keeps the last good baseline while a fixture is broken, says so in one line, and picks up the fix', async () => {
-    const project = await onShared(fixturesProject);
+    const project = await fixturesProject();
     const { server } = project;
     const client = sandboxClient(server.api);
     const before = (await client.get('/users/1')).body;
@@ -219,7 +214,7 @@ describe('serve --watch: fixtures', () => {
   });
 
   it('keeps a collection whose file disappears, and reloads once it is back', async () => {
-    const project = await onShared(fixturesProject);
+    const project = await fixturesProject();
     const { server } = project;
     const client = sandboxClient(server.api);
     const todosFile = join(project.fixtures, 'todos.json');
@@ -242,7 +237,7 @@ describe('serve --watch: what a reload prints', () => {
   const reloadLines = (server: CliServer) => server.stdout().split('\n').filter((line) => /fixtures/.test(line) && !line.includes('watching'));
 
   it('counts the records of each changed file, not of the whole baseline', async () => {
-    const project = await onShared(fixturesProject);
+    const project = await fixturesProject();
     const { server } = project;
     const client = sandboxClient(server.api);
     renameFirstUser(project, 'Counted');
@@ -259,7 +254,7 @@ describe('serve --watch: what a reload prints', () => {
   });
 
   it('says so when a broken fixture loads again, even restored to what was served', async () => {
-    const project = await onShared(fixturesProject);
+    const project = await fixturesProject();
     const { server } = project;
     const usersFile = join(project.fixtures, 'users.json');
     const good = readFileSync(usersFile, 'utf8');
@@ -278,6 +273,8 @@ describe('serve --watch: what a reload prints', () => {
     await settle();
     expect(reloadLines(server)).toHaveLength(2);
     expect(errorLines(server)).toHaveLength(2);
+    // The last test on this project: a watching server stops on SIGTERM with exit 0, after all the reloads above.
+    expect(await server.stop('SIGTERM')).toBe(0);
   });
 });
 
@@ -300,7 +297,7 @@ describe('serve --watch: config', () => {
   const limitsProject = sharedProject({ limits: { createdPerCollection: 2 } });
 
   it.each(kinds)('applies limits from an edited mockapi.config.%s without a restart', async (ext) => {
-    const project = await onShared(kindProjects[ext]!);
+    const project = await kindProjects[ext]!();
     const { server } = project;
     const client = sandboxClient(server.api);
     expectProblem(await client.get('/users?limit=25'), 400, 'INVALID_QUERY');
@@ -335,7 +332,7 @@ describe('serve --watch: config', () => {
 
   // Routes read maxPageSize per request; these limits are the engine's, read deep inside its stores.
   it('applies a new limits.createdPerCollection to the engine without a restart, raised and lowered', async () => {
-    const project = await onShared(limitsProject);
+    const project = await limitsProject();
     const { server } = project;
     const reloads = () => server.stdout().split('reloaded config').length - 1;
     const client = sandboxClient(server.api);
@@ -360,7 +357,7 @@ describe('serve --watch: config', () => {
 
   it('applies a new limits.sandboxTtl to the engine without a restart, set and then lifted', async () => {
     // The 7-day default before (the config the last test left names no TTL).
-    const project = await onShared(limitsProject);
+    const project = await limitsProject();
     const { server } = project;
     const reloads = () => server.stdout().split('reloaded config').length - 1;
     const client = sandboxClient(server.api);
@@ -384,7 +381,7 @@ describe('serve --watch: config', () => {
   it('reloads a config the way it was first loaded, $<NODE_ENV> overrides included', async () => {
     // vitest runs with NODE_ENV=test, and the server inherits it: c12 applies `$test`.
     // After the test above: maxPageSize 10 is served.
-    const project = await onShared(kindProjects.mjs!);
+    const project = await kindProjects.mjs!();
     const client = sandboxClient(project.server.api);
     writeConfig(project.config, { fixtures: 'fixtures', limits: { maxPageSize: 20 }, $test: { limits: { maxPageSize: 30 } } });
     await eventually('the $test page size', async () => (await client.get('/users?limit=25')).status === 200);
@@ -392,7 +389,7 @@ describe('serve --watch: config', () => {
   });
 
   it('follows the config to another fixtures folder', async () => {
-    const project = await onShared(limitsProject);
+    const project = await limitsProject();
     const { server } = project;
     const other = join(project.dir, 'other-fixtures');
     cpSync(project.fixtures, other, { recursive: true });
