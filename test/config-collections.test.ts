@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredServers, readFile } from './helpers/configured.js';
@@ -91,11 +91,10 @@ async function watchProject(collections: Record<string, unknown>, config?: Recor
 }
 
 /**
- * One `--watch` project for the tests of a describe that each start from `declared()` (a spawned
- * server costs about a second of CPU): the first test gets it as started, each next one with the
- * config written back to `declared()` and reloaded (a swap like the ones the tests make), and
- * every test sees the server's output from its own start. Each test leaves the invoices fixture
- * as it found it.
+ * One `--watch` project for the tests that each start from `declared()` (a spawned server costs
+ * about a second of CPU): the first test gets it as started, each next one with the config and
+ * the invoices fixture written back and reloaded (a swap like the ones the tests make), and every
+ * test sees the server's output from its own start.
  */
 function sharedWatchProject(): () => Promise<Project<CliServer>> {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -106,14 +105,21 @@ function sharedWatchProject(): () => Promise<Project<CliServer>> {
   return async () => {
     if (!project) project = await watchProject(declared(), undefined, (cleanup) => cleanups.push(cleanup));
     else {
-      const { server, configFile } = project;
+      const { server, configFile, dir } = project;
       const from = server.stdout().length;
+      const fixture = join(dir, 'invoices.json');
+      if (readFileSync(fixture, 'utf8') !== JSON.stringify(invoices, null, 2)) writeFileSync(fixture, JSON.stringify(invoices, null, 2));
       writeFileSync(configFile, JSON.stringify({ collections: declared() }));
       await eventually('the config written back', () => /reloaded config .*\n/.test(server.stdout().slice(from)));
+      const client = sandboxClient(server.api);
+      await eventually('the invoices written back', async () => (await client.get('/invoices?limit=1')).body?.pagination?.total === invoices.length);
     }
     return { ...project, server: fromHere(project.server) };
   };
 }
+
+// For the --watch tests below but the webhooks one; the last one stops it.
+const shared = sharedWatchProject();
 
 describe('a config-declared collection', () => {
   it('lists with the envelope, paging, cursors, filters, sort and search over its fixture', async () => {
@@ -291,7 +297,7 @@ describe('a config-declared collection', () => {
   });
 
   it('reloads its fixture file under --watch', async () => {
-    const { dir, configFile, server } = await watchProject(declared());
+    const { dir, configFile, server } = await shared();
     const client = sandboxClient(server.api);
     expect((await client.get('/invoices/1')).body.customer).toBe('Acme Corp');
     writeFileSync(join(dir, 'invoices.json'), JSON.stringify([{ ...invoices[0], customer: 'Renamed Ltd' }, invoices[1]]));
@@ -321,8 +327,6 @@ describe('a change of the collections key under --watch', () => {
     return { ...declared(), receipts: { fixture: './data/receipts.json', relations: { user: { belongsTo: 'users', key: 'user_id' } } } };
   };
   const ids = (answer: { body: any }) => answer.body.data.map((r: any) => r.id);
-  // For every test below but the webhooks one; the last one stops it.
-  const shared = sharedWatchProject();
 
   it('lets the replaced runtime answer its requests in flight and ends its event streams', async () => {
     const { dir, configFile, server } = await shared();
