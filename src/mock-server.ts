@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listenApp } from './_listen.js';
-import { identityCookie, isSandboxId } from './auth/identity.js';
+import { identityCookie } from './auth/identity.js';
+import { isSandboxId } from './auth/sandbox-id.js';
 import { loadMockapiConfig, resolveConfig, type ConfigFlags, type MockapiConfig, type ResolvedConfig } from './config.js';
 import { createRuntime } from './runtime.js';
 

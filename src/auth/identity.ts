@@ -3,7 +3,6 @@ import { setCookie, type H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
 
 export const identityCookie = 'svc_identity';
-export { isSandboxId } from './sandbox-id.js';
 
 /** The requester's sandbox (the request context resolved who asks; reading it may mint the cookie). */
 export const sandboxOf = (event: H3Event): string => contextOf(event).sandbox;

@@ -117,39 +117,39 @@ export class SandboxView {
   }
 
   /** Creates a record; `body` is read only once the caller may write (a refused caller's body is never parsed). */
-  async create(name: string, body: BodyOf): Promise<Json> {
-    const store = this.allowed(name, 'write');
-    return store.create(this.sandbox, await body());
+  create(name: string, body: BodyOf): Promise<Json> {
+    return this.write(name, undefined, body, (store, record) => store.create(this.sandbox, record));
   }
 
   /** PUT; an invisible record throws 404. */
-  async replace(name: string, id: unknown, body: BodyOf): Promise<Json> {
-    const store = this.allowed(name, 'write');
-    return store.replace(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  replace(name: string, id: unknown, body: BodyOf): Promise<Json> {
+    return this.write(name, id, body, (store, record) => store.replace(this.sandbox, id, record));
   }
 
   /** JSON merge patch; an invisible record throws 404. */
-  async patch(name: string, id: unknown, body: BodyOf): Promise<Json> {
-    const store = this.allowed(name, 'write');
-    return store.patch(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  patch(name: string, id: unknown, body: BodyOf): Promise<Json> {
+    return this.write(name, id, body, (store, record) => store.patch(this.sandbox, id, record));
   }
 
   /** `create`, answered as REST sends it: the record's JSON text as the write stored it (no second serialisation). */
-  async createJson(name: string, body: BodyOf): Promise<string> {
-    const store = this.allowed(name, 'write');
-    return store.createJson(this.sandbox, await body());
+  createJson(name: string, body: BodyOf): Promise<string> {
+    return this.write(name, undefined, body, (store, record) => store.createJson(this.sandbox, record));
   }
 
   /** `replace`, answered as the record's stored JSON text. */
-  async replaceJson(name: string, id: unknown, body: BodyOf): Promise<string> {
-    const store = this.allowed(name, 'write');
-    return store.replaceJson(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+  replaceJson(name: string, id: unknown, body: BodyOf): Promise<string> {
+    return this.write(name, id, body, (store, record) => store.replaceJson(this.sandbox, id, record));
   }
 
   /** `patch`, answered as the record's stored JSON text. */
-  async patchJson(name: string, id: unknown, body: BodyOf): Promise<string> {
+  patchJson(name: string, id: unknown, body: BodyOf): Promise<string> {
+    return this.write(name, id, body, (store, record) => store.patchJson(this.sandbox, id, record));
+  }
+
+  /** A write: the caller authorized, then `body` read and `apply`ed; nothing written (an invisible `id`) is 404. */
+  private async write<T>(name: string, id: unknown, body: BodyOf, apply: (store: CollectionStore, record: Json) => T | undefined): Promise<T> {
     const store = this.allowed(name, 'write');
-    return store.patchJson(this.sandbox, id, await body()) ?? throwMissing(store.definition, id);
+    return apply(store, await body()) ?? throwMissing(store.definition, id);
   }
 
   /** Deletes the record and returns it as it was; an invisible record throws 404. */
