@@ -44,6 +44,10 @@ describe('runtime.reconfigure', () => {
     expect([runtime.config.port, runtime.config.db]).toEqual([first.port, first.db]);
     expect(Object.isFrozen(runtime.config.limits)).toBe(true);
     expect(emptied).toBe(1);
+    // The engine reads the new limits too (its view follows the swapped config): a third created post is over the cap of 2.
+    const posts = runtime.engine.collection('posts')!;
+    for (const title of ['one', 'two']) posts.create('capped', { user_id: 1, title, body: 'b' });
+    expect(() => posts.create('capped', { user_id: 1, title: 'three', body: 'b' })).toThrow(/at most 2 created posts/);
 
     // The same settings again: nothing a response shows changed.
     await runtime.reconfigure(runtime.config);
