@@ -1,7 +1,12 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coreCollections } from '../src/collections/registry.js';
 import { openDatabase } from '../src/db/open.js';
 import { createEngine } from '../src/engine/engine.js';
+import { loadBaseline } from '../src/engine/baseline.js';
 import { sandboxClient, useServer } from './helpers/server.js';
 
 // The server keeps finished answers of reads; these tests make sure it never serves a stale one,
@@ -77,6 +82,35 @@ describe('answers of reads', () => {
       engine.reset('cache-other-process');
       expect((await client.get('/comments/9')).text).toBe(first.text);
       expect((await client.get('/comments?q=zzyzx')).body.pagination.total).toBe(0);
+    });
+
+    it('serve the baseline it loaded: totals and searches, which the server works out once per baseline', async () => {
+      const client = fresh('cache-other-baseline');
+      const folder = mkdtempSync(join(tmpdir(), 'mockapi-other-baseline-'));
+      const shipped = fileURLToPath(new URL('../fixtures/', import.meta.url));
+      for (const name of ['users', 'comments']) copyFileSync(join(shipped, `${name}.json`), join(folder, `${name}.json`));
+      const read = (name: string) => JSON.parse(readFileSync(join(shipped, `${name}.json`), 'utf8')) as { id: number; title: string }[];
+      writeFileSync(join(folder, 'posts.json'), JSON.stringify(read('posts').map((post) => (post.id === 4 ? { ...post, title: 'wombat wanderings' } : post))));
+      writeFileSync(join(folder, 'todos.json'), JSON.stringify(read('todos').slice(0, 4)));
+      const asked = ['/todos?limit=2', '/posts?q=wombat', '/comments?limit=2'];
+      const before = await Promise.all(asked.map((path) => client.get(path)));
+      expect(before.map((answer) => answer.body.pagination.total)).toEqual([200, 0, 500]);
+
+      const { db, engine } = other();
+      opened.push({ db });
+      try {
+        expect(loadBaseline(db, folder, coreCollections, engine)).toBe(true);
+        // A fresh query string too: the answers were dropped, and so is what the server worked out from the old baseline.
+        for (const suffix of ['', '&_=1']) {
+          const after = await Promise.all(asked.map((path) => client.get(`${path}${suffix}`)));
+          expect(after.map((answer) => answer.body.pagination.total)).toEqual([4, 1, 500]);
+          expect(after[1]!.body.data.map((post: { id: number }) => post.id)).toEqual([4]);
+        }
+      } finally {
+        loadBaseline(db, shipped, coreCollections, engine);
+        rmSync(folder, { recursive: true, force: true });
+      }
+      expect((await client.get('/todos?limit=2')).body.pagination.total).toBe(200);
     });
   });
 });

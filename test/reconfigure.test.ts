@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { listenApp, type Listening } from '../src/_listen.js';
 import { loadMockapiConfig, type ResolvedConfig } from '../src/config.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
@@ -110,5 +111,21 @@ describe('runtime.reconfigure', () => {
     // A request that starts now gets the new bound.
     const after = await fetch(`${listening.url}/api/v1/slow`);
     expect(after.status).toBe(400);
+  });
+
+  it("serves a reloaded baseline's totals and searches at once, through the engine's own calls too (no cached answer between)", async () => {
+    const config = await baseConfig();
+    const fixtures = join(dirs.at(-1)!, 'fixtures');
+    cpSync(fileURLToPath(new URL('../fixtures/', import.meta.url)), fixtures, { recursive: true });
+    const runtime = await createRuntime({ ...config, fixtures });
+    opened.push(runtime);
+    const todos = runtime.engine.forSandbox('reloaded').collection('todos');
+    const totals = async () => [(await todos.list({ limit: 1 })).pagination.total, (await todos.list({ q: 'wombat' })).pagination.total];
+    expect(await totals()).toEqual([200, 0]);
+
+    const shipped = JSON.parse(readFileSync(join(fixtures, 'todos.json'), 'utf8')) as { title: string }[];
+    writeFileSync(join(fixtures, 'todos.json'), JSON.stringify(shipped.slice(0, 4).map((todo, i) => (i === 0 ? { ...todo, title: 'wombat chores' } : todo))));
+    expect(runtime.reloadBaseline()).toBe(true);
+    expect(await totals()).toEqual([4, 1]);
   });
 });

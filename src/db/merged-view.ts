@@ -37,16 +37,22 @@ const visibleAfter = `
 /** Bounds what one embed can add to a page. */
 export const maxRelated = 10_000;
 
-/** Records in the sandbox's view: the baseline's, plus created, minus deleted. */
-const countSql = `SELECT (SELECT count(*) FROM base WHERE cid = :cid)
+/**
+ * Records in the sandbox's view: the baseline's (`:baseCount`, counted once per baseline: a count
+ * over the base table reads every leaf page of the collection's docs, 3-5 µs for 100 posts), plus
+ * created, minus deleted.
+ */
+const countSql = `SELECT :baseCount
   + (SELECT count(*) FROM overlay INDEXED BY overlay_newest WHERE sid = :sid AND cid = :cid AND state = 1)
   - (SELECT count(*) FROM overlay INDEXED BY overlay_newest WHERE sid = :sid AND cid = :cid AND state = 3)`;
 
 export interface MergedViewStatements {
   /** `{json, last, total}` for one page in default order: the docs as one JSON array text, the last row's key, the records in all. */
-  page: Statement<{ sid: number; cid: number; limit: number; offset: number }>;
+  page: Statement<{ sid: number; cid: number; limit: number; offset: number; baseCount: number }>;
   /** The same page after a cursor's key (`k > after`), each arm walking its own index, plus `remaining` from there on. */
-  pageAfter: Statement<{ sid: number; cid: number; limit: number; after: number }>;
+  pageAfter: Statement<{ sid: number; cid: number; limit: number; after: number; baseCount: number }>;
+  /** The baseline's records in collection `cid` (kept in the baseline memo). */
+  baseCount: Statement<[number]>;
   /** `{state, seq, doc}` of one record as the sandbox sees it; state 0 (seq 0) = untouched baseline. */
   get: Statement<{ sid: number; cid: number; id: number | string }>;
   /** Another visible record whose field equals the value, case-insensitively (unique fields). */
@@ -75,6 +81,7 @@ export function prepareMergedView(sqlite: Sqlite): MergedViewStatements {
               (SELECT count(*) FROM (${visibleAfter})) AS remaining FROM (${visibleAfter}
          ORDER BY 2 LIMIT (:limit + 0))`,
     ),
+    baseCount: sqlite.prepare(`SELECT count(*) FROM base WHERE cid = ?`).pluck(),
     get: sqlite.prepare(
       `SELECT coalesce(o.state, 0) AS state, coalesce(o.seq, 0) AS seq, coalesce(o.doc, b.doc) AS doc
          FROM (SELECT :id AS id) k

@@ -146,9 +146,17 @@ export type AnswerCache = ReturnType<typeof createAnswerCache>;
  * connection (`mockapi reset/import`, another server) commits to the file, never on this one's own
  * writes. A request that arrives after another process's commit always comes in a later turn, and
  * the read (an autocommit read transaction: two locks and an fstat, 2.5-4 µs on a WAL file) was a
- * sixth of a cached answer's time when paid per request.
+ * sixth of a cached answer's time when paid per request. One reader per connection, shared by
+ * everything that asks (the answer cache, the sandbox lookup, the baseline memo): one read a turn.
  */
 export function oncePerTurn(sqlite: OpenDatabase['sqlite']): () => number {
+  let reader = readers.get(sqlite);
+  if (!reader) readers.set(sqlite, (reader = dataVersionReader(sqlite)));
+  return reader;
+}
+const readers = new WeakMap<OpenDatabase['sqlite'], () => number>();
+
+function dataVersionReader(sqlite: OpenDatabase['sqlite']): () => number {
   const statement = sqlite.prepare('PRAGMA data_version').pluck();
   let value = 0;
   let fresh = false;

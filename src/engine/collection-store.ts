@@ -1,5 +1,6 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { MergedViewStatements } from '../db/merged-view.js';
+import type { BaselineMemo } from './baseline-memo.js';
 import type { createListCompiler } from '../db/list-sql.js';
 import type { ListQuery } from './list-query.js';
 import { listPage, type Page } from './list-page.js';
@@ -34,6 +35,8 @@ export interface ChangeEvent {
 export interface StoreContext {
   db: OpenDatabase;
   view: MergedViewStatements;
+  /** Values worked out from the baseline alone (record counts, search hits), kept until it may change. */
+  baseline: BaselineMemo;
   compileList: ReturnType<typeof createListCompiler>;
   sandboxes: SandboxStore;
   search: SearchIndex;

@@ -6,6 +6,7 @@ import { createCollectionStore, type ChangeEvent, type CollectionStore, type Res
 import { createSandboxStore } from './sandbox-store.js';
 import { createActivityLog } from './activity.js';
 import { createAnswerCache } from './answer-cache.js';
+import { createBaselineMemo } from './baseline-memo.js';
 import { createSearchIndex } from '../db/search-index.js';
 import { createAuthStore } from './auth-store.js';
 import { createChangeLog } from './change-log.js';
@@ -46,6 +47,7 @@ export function createEngine(options: EngineOptions) {
   const changes = createChangeLog(db, options.limits);
   const webhooks = createWebhookStore(db, sandboxes);
   const answers = createAnswerCache(db, sandboxes, options.limits);
+  const baseline = createBaselineMemo(db.sqlite);
   const sandboxChanged = (sandbox: string) => {
     sandboxes.forget(sandbox);
     answers.drop(sandbox);
@@ -55,6 +57,7 @@ export function createEngine(options: EngineOptions) {
   const context = {
     db,
     view,
+    baseline,
     compileList: createListCompiler(db.sqlite),
     sandboxes,
     search,
@@ -131,6 +134,7 @@ export function createEngine(options: EngineOptions) {
     everythingChanged: () => {
       sandboxes.forget();
       answers.clear();
+      baseline.clear();
     },
     /** Purges the sandbox's overlay in one transaction; returns the purged row counts by collection (`custom`: all custom collections' records). */
     reset(sandbox: string): Record<string, number> {

@@ -86,13 +86,14 @@ function fieldOf(doc: unknown, path: string): unknown {
 /** No filter, search or sort: the merged view's own statements, each arm walking its index. */
 function defaultOrderRows(context: StoreContext, cid: number, sid: number, limit: number, offset: number, anchor?: AnchorValue[]): Rows {
   const { view } = context;
+  const baseCount = context.baseline.get(`count ${cid}`, () => view.baseCount.get(cid) as number);
   let row: { json: string; last: number | null; total: number; remaining?: number };
   if (anchor) {
     const after = anchor[0];
     if (typeof after !== 'number') throw invalidCursor('is not a cursor');
-    row = view.pageAfter.get({ sid, cid, limit, after }) as typeof row;
+    row = view.pageAfter.get({ sid, cid, limit, after, baseCount }) as typeof row;
   } else {
-    row = view.page.get({ sid, cid, limit, offset }) as typeof row;
+    row = view.page.get({ sid, cid, limit, offset, baseCount }) as typeof row;
   }
   const { total, remaining } = row;
   return { json: row.json, total, remaining, last: row.last === null ? undefined : [row.last] };

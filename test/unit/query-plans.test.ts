@@ -29,8 +29,8 @@ function expectIndexed(plan: string[]): void {
 
 describe('query plans', () => {
   it.each([
-    ['page', view.page, { ...where, limit: 10, offset: 0 }],
-    ['page after a cursor', view.pageAfter, { ...where, limit: 10, after: 3 }],
+    ['page', view.page, { ...where, limit: 10, offset: 0, baseCount: 100 }],
+    ['page after a cursor', view.pageAfter, { ...where, limit: 10, after: 3, baseCount: 100 }],
     ['get', view.get, { ...where, id: 3 }],
     ['created count (the cap)', view.createdCount, where],
     ['unique check', view.duplicate, { ...where, path: '$.email', value: 'a@b.c', id: null }],
@@ -41,10 +41,10 @@ describe('query plans', () => {
   });
 
   it('reads only created rows for the created arm, already in page order (no sort), in cursor order too', () => {
-    const page = planOf(view.page, { ...where, limit: 10, offset: 0 }).join('\n');
+    const page = planOf(view.page, { ...where, limit: 10, offset: 0, baseCount: 100 }).join('\n');
     expect(page).toContain('overlay_newest (sid=? AND cid=? AND state=?)');
     expect(page).not.toContain('TEMP B-TREE');
-    const after = planOf(view.pageAfter, { ...where, limit: 10, after: 3 }).join('\n');
+    const after = planOf(view.pageAfter, { ...where, limit: 10, after: 3, baseCount: 100 }).join('\n');
     expect(after).toContain('overlay_newest (sid=? AND cid=? AND state=? AND <expr>>?)');
     expect(after).not.toContain('TEMP B-TREE');
   });
