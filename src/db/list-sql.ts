@@ -35,9 +35,9 @@ interface OrderKey {
  * - its own created and changed records: the ones whose `search_terms` hold every term (each a
  *   range of the primary key within the sandbox's rows), scored by FTS5's bm25 formula, written
  *   out here term by term in FTS5's own order of operations (fts5_aux.c), with the baseline's
- *   statistics: its row and token totals (`meta`) and each term's baseline row count (`:q<i>`,
- *   the term as an FTS5 prefix phrase). k1, b and the idf floor are bound from JS so they are the
- *   same doubles FTS5 compiled in. So an own record scores exactly as the same text would in
+ *   statistics, bound: its row and token totals (`:rows`, `:tokens`, from `meta`) and each
+ *   term's baseline row count (`:h<i>`), worked out once per baseline (`baselineStats`). k1, b and
+ *   the idf floor are bound from JS so they are the same doubles FTS5 compiled in. So an own record scores exactly as the same text would in
  *   the baseline, and no other sandbox's rows are read or counted;
  * - the matching baseline records it has not overlaid, scored by FTS5 itself (`rank`) on the
  *   baseline's own table, read within the collection's rowid range.
@@ -52,11 +52,8 @@ const searchSql = new Map<number, string>();
 function searchVisibleSql(terms: number): string {
   if (terms === 0) return `SELECT 0 AS g, 0 AS k, 0 AS id, '' AS doc, 0.0 AS rank WHERE 0`;
   const range = Array.from({ length: terms }, (_, i) => i);
-  const totals = (i: 0 | 1) => `(SELECT json_extract(value, '$[${i}]') FROM meta WHERE key = '${baseTotalsKey}')`;
-  const avgdl = `(SELECT CASE WHEN r > 0 AND t > 0 THEN CAST(t AS REAL) / r ELSE 1.0 END FROM (SELECT ${totals(0)} AS r, ${totals(1)} AS t))`;
-  const idf = (i: number) =>
-    `(SELECT CASE WHEN v <= 0.0 THEN :tiny ELSE v END FROM (SELECT ln((coalesce(${totals(0)}, 0) - hits + 0.5) / (hits + 0.5)) AS v
-        FROM (SELECT count(*) AS hits FROM search_base WHERE search_base MATCH :q${i})))`;
+  const avgdl = `(CASE WHEN :rows > 0 AND :tokens > 0 THEN CAST(:tokens AS REAL) / :rows ELSE 1.0 END)`;
+  const idf = (i: number) => `(SELECT CASE WHEN v <= 0.0 THEN :tiny ELSE v END FROM (SELECT ln((coalesce(:rows, 0) - :h${i} + 0.5) / (:h${i} + 0.5)) AS v))`;
   const score = range.map((i) => `${idf(i)} * ((f${i} * (:k1 + 1.0)) / (f${i} + :k1 * (1 - :b + :b * d.length / ${avgdl})))`);
   const hits = range.map(
     (i) => `SELECT ${i} AS i, seq, count FROM search_terms WHERE sid = :sid AND cid = :cid AND term >= :t${i} AND term < :t${i} || char(1114111)`,
@@ -84,6 +81,13 @@ const bm25 = { k1: 1.2, b: 0.75, tiny: 1e-6 };
 
 const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const maxCachedShapes = 500;
+/** The longest query (its filters, sort and search as JSON) whose compiled form is kept whole. */
+const maxKeptQuery = 1024;
+
+/** Values worked out from the baseline alone, kept until it may change (`engine/baseline-memo.ts`). */
+interface BaselineMemo {
+  get<T>(key: string, compute: () => T): T;
+}
 
 export interface CompiledList {
   /**
@@ -101,9 +105,28 @@ export interface CompiledList {
  * client, and every value is bound; statements are prepared once per query shape and kept in a
  * bounded cache.
  */
-export function createListCompiler(sqlite: Sqlite) {
+export function createListCompiler(sqlite: Sqlite, baseline: BaselineMemo) {
   const tokenize = createQueryTokenizer(sqlite);
   const cache = new Map<string, Statement>();
+  const compiledLists = new Map<string, CompiledList & { terms: string[] }>();
+  const countHits = sqlite.prepare(`SELECT count(*) FROM search_base WHERE search_base MATCH ?`).pluck();
+  const readTotals = sqlite.prepare(`SELECT value FROM meta WHERE key = '${baseTotalsKey}'`).pluck();
+
+  /**
+   * What bm25 needs of the baseline for a sandbox's own records: its row and token totals, and
+   * each term's baseline row count (a scan of the term's doclist, ~10 µs each), kept per baseline.
+   */
+  function baselineStats(terms: string[]): Record<string, number | null> {
+    const [rows = null, tokens = null] = baseline.get('search totals', () => {
+      const stored = readTotals.get() as string | undefined;
+      return stored === undefined ? [] : (JSON.parse(stored) as number[]);
+    });
+    const stats: Record<string, number | null> = { rows, tokens };
+    terms.forEach((term, i) => {
+      stats[`h${i}`] = baseline.get(`search hits ${term}`, () => countHits.get(prefixPhrase(term)) as number);
+    });
+    return stats;
+  }
 
   function compile(shape: ListShape, anchor: AnchorValue[] | undefined, terms: string[]) {
     const bind: Record<string, KeyValue> = {};
@@ -139,7 +162,7 @@ export function createListCompiler(sqlite: Sqlite) {
       source = searchVisible(terms.length);
       if (terms.length) {
         Object.assign(bind, bm25, { match: terms.map(prefixPhrase).join(' ') });
-        terms.forEach((term, i) => Object.assign(bind, { [`t${i}`]: term, [`q${i}`]: prefixPhrase(term) }));
+        terms.forEach((term, i) => Object.assign(bind, { [`t${i}`]: term }));
       }
     }
     const columns = shape.match !== undefined ? 'k, id, doc, rank' : 'k, id, doc';
@@ -190,7 +213,8 @@ export function createListCompiler(sqlite: Sqlite) {
     };
   }
 
-  return (shape: ListShape, anchor?: AnchorValue[]): CompiledList => {
+  /** The statement of a query's shape and its bound values, without the baseline's statistics. */
+  function compiled(shape: ListShape, anchor: AnchorValue[] | undefined): CompiledList & { terms: string[] } {
     // Every word's FTS5 terms, each a prefix term that must match (a word the tokenizer splits
     // counts as its parts; one it drops, as FTS5 drops an empty phrase, counts as nothing).
     const terms = shape.match === undefined ? [] : matchWords(shape.match).flatMap(tokenize);
@@ -210,7 +234,22 @@ export function createListCompiler(sqlite: Sqlite) {
       page = sqlite.prepare(sql);
       cache.set(key, page);
     }
-    return { page, bind };
+    return { page, bind, terms };
+  }
+
+  return (shape: ListShape, anchor?: AnchorValue[]): CompiledList => {
+    // A first page asked again (the same filters, search and sort: another sandbox, a reload, a
+    // cache-busting parameter) takes its statement and values as they were built.
+    const exact = anchor === undefined ? JSON.stringify([shape.filters, shape.sort, shape.match ?? null]) : undefined;
+    let list = exact === undefined ? undefined : compiledLists.get(exact);
+    if (!list) {
+      list = compiled(shape, anchor);
+      if (exact !== undefined && exact.length <= maxKeptQuery) {
+        if (compiledLists.size >= maxCachedShapes) compiledLists.delete(compiledLists.keys().next().value!);
+        compiledLists.set(exact, list);
+      }
+    }
+    return shape.match === undefined || !list.terms.length ? list : { page: list.page, bind: { ...list.bind, ...baselineStats(list.terms) } };
   };
 }
 

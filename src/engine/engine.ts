@@ -58,7 +58,7 @@ export function createEngine(options: EngineOptions) {
     db,
     view,
     baseline,
-    compileList: createListCompiler(db.sqlite),
+    compileList: createListCompiler(db.sqlite, baseline),
     sandboxes,
     search,
     limits: options.limits,

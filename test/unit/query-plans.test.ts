@@ -3,12 +3,13 @@ import type { Statement } from 'better-sqlite3';
 import { createListCompiler, type AnchorValue, type ListShape } from '../../src/db/list-sql.js';
 import { prepareMergedView } from '../../src/db/merged-view.js';
 import { openDatabase } from '../../src/db/open.js';
+import { createBaselineMemo } from '../../src/engine/baseline-memo.js';
 
 // Every list, filter, sort, search and cursor statement must reach the overlay through an index
 // (its primary key or the state index), never by scanning it: 5,000 sandboxes share the table.
 const db = openDatabase(':memory:');
 const view = prepareMergedView(db.sqlite);
-const compile = createListCompiler(db.sqlite);
+const compile = createListCompiler(db.sqlite, createBaselineMemo(db.sqlite));
 const where = { sid: 7, cid: 2 };
 
 function planOf(statement: Statement, bind: Record<string, unknown>): string[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { createListCompiler } from '../../src/db/list-sql.js';
+import { createBaselineMemo } from '../../src/engine/baseline-memo.js';
 import { baseTotalsKey, createQueryTokenizer, createSearchIndex, customCidBase, maxPackedNumber, rowidRange, searchText, toMatchQuery } from '../../src/db/search-index.js';
 
 describe('search index', () => {
@@ -131,7 +132,7 @@ describe('own records scored in SQL', () => {
   const db = openDatabase(':memory:');
   const sqlite = db.sqlite;
   const index = createSearchIndex(sqlite, [{ cid: 2, searchable: ['title'] }]);
-  const compile = createListCompiler(sqlite);
+  const compile = createListCompiler(sqlite, createBaselineMemo(sqlite));
   const random = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const next = random(7);
   const vocabulary = ['alpha', 'alphabet', 'beta', 'gamma', 'delta', 'Épsilon', 'zeta', 'eta', 'theta', 'al'];
