@@ -31,6 +31,37 @@ describe('answers of reads', () => {
     for (const [i, path] of reads.entries()) expect((await client.get(path)).text, `${path} after reset`).toBe(before[i].text);
   });
 
+  it('follow a write of another collection wherever they embed, expand or nest it, and keep what it does not touch', async () => {
+    const client = fresh();
+    // A sandbox that holds data keeps answers of its own (its first write drops the baseline's it read).
+    expect((await client.post('/todos', { user_id: 1, title: 'hold data', completed: false })).status).toBe(200);
+    const author = (await client.get('/posts/1')).body.user_id as number;
+    const comment = (await client.get('/comments?post_id=1&limit=1')).body.data[0].id as number;
+    const touched = ['/posts?_expand=user&limit=3', '/posts/1?_expand=user', '/posts/1/user', `/users/${author}`, '/users?limit=50', `/users/${author}?_embed=posts`];
+    const untouched = ['/todos?limit=3', '/todos/2', `/comments/${comment}`, '/posts?limit=3'];
+    const before = new Map<string, string>();
+    for (const path of [...touched, ...untouched]) before.set(path, (await client.get(path)).text);
+
+    expect((await client.patch(`/users/${author}`, { name: 'Renamed Person' })).status).toBe(200);
+    for (const path of touched) {
+      const answer = await client.get(path);
+      expect(answer.text, path).not.toBe(before.get(path));
+      expect(answer.text, path).toContain('Renamed Person');
+    }
+    for (const path of untouched) expect((await client.get(path)).text, path).toBe(before.get(path));
+
+    // A comment's expanded post follows the post; so does the author's embedded list.
+    const expanded = `/comments?post_id=1&_expand=post&limit=1`;
+    expect((await client.get(expanded)).body.data[0].post.title).not.toBe('Retitled post');
+    expect((await client.patch('/posts/1', { title: 'Retitled post' })).status).toBe(200);
+    expect((await client.get(expanded)).body.data[0].post.title).toBe('Retitled post');
+    expect((await client.get(`/users/${author}?_embed=posts`)).body.posts.find((post: { id: number }) => post.id === 1).title).toBe('Retitled post');
+    expect((await client.post('/graphql', { query: `{ user(id: ${author}) { name } todo(id: 2) { title } }` })).body.data.user.name).toBe('Renamed Person');
+    expect((await client.delete(`/users/${author}`)).status).toBe(200);
+    expect((await client.get('/posts/1/user')).status).toBe(404);
+    expect((await client.get('/users?limit=50')).body.data.map((user: { id: number }) => user.id)).not.toContain(author);
+  });
+
   it('of GraphQL queries are kept like REST ones and follow the sandbox writes (a mutation is never kept)', async () => {
     const client = fresh();
     const query = { query: 'query($id: ID!) { post(id: $id) { id title } posts(limit: 2) { data { id title } } }', variables: { id: 1 } };

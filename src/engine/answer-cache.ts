@@ -8,17 +8,30 @@ const maxTotalChars = 32 * 1024 * 1024;
 /** The longest request (a GraphQL body) whose answer `answerLater` keeps. */
 const maxKeptRequest = 16 * 1024;
 
-interface Entry {
-  /** The sandbox's answers; for a sandbox that holds no data, the baseline's shared map. */
-  answers: Map<string, string>;
-  usedAt: number;
+/** Answers by request, and the collections each was read from (none kept: any change drops it). */
+interface Answers {
+  bodies: Map<string, string>;
+  readFrom: Map<string, readonly string[]>;
 }
+
+interface Entry {
+  /** The sandbox's answers; for a sandbox that holds no data, the baseline's shared ones. */
+  answers: Answers;
+  usedAt: number;
+  /** Counts the drops of some of its answers: an answer produced across one (asynchronously) is not kept. */
+  drops: number;
+}
+
+const noAnswers = (): Answers => ({ bodies: new Map(), readFrom: new Map() });
 
 /**
  * Finished answers of reads (list pages, records), per sandbox and request, so a repeated read
  * costs a few map lookups instead of the SQL. It stays true by dropping:
- *   - a sandbox's answers when the engine announces a change to it (every write in this process,
- *     resets, imports, restores, expiry and eviction);
+ *   - a sandbox's answers read from a collection when a record of it is written in this process
+ *     (`collectionChanged`: a PATCH of a todo keeps the sandbox's posts pages; an answer that names
+ *     no collections it was read from, a GraphQL document's, goes with any write);
+ *   - all of a sandbox's answers when the engine announces a change to the sandbox (resets,
+ *     imports, restores, sign-in state, expiry and eviction);
  *   - everything when another process committed to the file (`mockapi reset/import` on the same
  *     database): SQLite bumps `PRAGMA data_version` for every other connection's commit; it is
  *     read once per turn of the event loop (`oncePerTurn`), which every request after such a
@@ -30,19 +43,19 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
   const otherCommits = oncePerTurn(db.sqlite);
   let version = otherCommits();
   const bySandbox = new Map<string, Entry>();
-  let baseline = new Map<string, string>();
+  let baseline = noAnswers();
   let totalChars = 0;
 
   const clear = () => {
     bySandbox.clear();
-    baseline = new Map();
+    baseline = noAnswers();
     totalChars = 0;
   };
   const forget = (sandbox: string) => {
     const entry = bySandbox.get(sandbox);
     if (!entry) return;
     bySandbox.delete(sandbox);
-    if (entry.answers !== baseline) for (const [request, body] of entry.answers) totalChars -= request.length + body.length;
+    if (entry.answers !== baseline) for (const [request, body] of entry.answers.bodies) totalChars -= request.length + body.length;
   };
 
   function entryOf(sandbox: string, now: number): Entry {
@@ -54,7 +67,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     }
     if (!entry) {
       if (bySandbox.size >= maxSandboxes) forget(bySandbox.keys().next().value!);
-      entry = { answers: sandboxes.sidOf(sandbox) ? new Map() : baseline, usedAt: now };
+      entry = { answers: sandboxes.sidOf(sandbox) ? noAnswers() : baseline, usedAt: now, drops: 0 };
       bySandbox.set(sandbox, entry);
     }
     entry.usedAt = now;
@@ -67,16 +80,17 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
      * `produce()`'s (kept when it returns). The role is part of the key, so nothing answered to
      * one role is served to another; the caller authorized the request before asking.
      */
-    answer(sandbox: string, role: string, request: string, produce: () => string): string {
-      return cached(sandbox, role === 'owner' ? request : `${role} ${request}`, produce);
+    answer(sandbox: string, role: string, request: string, produce: () => string, readFrom?: readonly string[]): string {
+      return cached(sandbox, role === 'owner' ? request : `${role} ${request}`, produce, readFrom);
     },
     /**
      * Whether a token's subject exists and its family is live in its sandbox (`produce` works it
      * out), kept with the sandbox's answers so a token used again costs no SQL, and dropped with them.
      */
     tokenVerdict(sandbox: string, subject: string, family: string, produce: () => string): string {
-      // A read's key starts with a letter (`sandbox-view.ts`): this one cannot meet one.
-      return cached(sandbox, `\u0000account ${subject} ${family}`, produce);
+      // A read's key starts with a letter (`sandbox-view.ts`): this one cannot meet one. It names
+      // no collection it was read from, so any write of the sandbox drops it (a user deleted).
+      return cached(sandbox, `\u0000account ${subject} ${family}`, produce, undefined);
     },
     /**
      * `answer` for an answer made asynchronously (a GraphQL document's): `produce` says whether
@@ -86,22 +100,39 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): string | Promise<string> {
       const key = role === 'owner' ? request : `${role} ${request}`;
       const answers = currentAnswers(sandbox);
-      const hit = answers.get(key);
+      const hit = answers.bodies.get(key);
       if (hit !== undefined) return hit;
+      const drops = bySandbox.get(sandbox)!.drops;
       return produce().then(({ body, keep }) => {
         // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
-        if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, answers, key, body);
+        if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, answers, key, body, undefined, drops);
         return body;
       });
     },
     /** Forgets a sandbox's answers. */
     drop: forget,
+    /** Forgets a sandbox's answers read from `collection` (a record of it was written), and those that name nothing they were read from. */
+    collectionChanged(sandbox: string, collection: string): void {
+      const entry = bySandbox.get(sandbox);
+      if (!entry) return;
+      // The baseline's answers are every reader's: a sandbox that now holds data starts its own.
+      if (entry.answers === baseline) return forget(sandbox);
+      entry.drops++;
+      const { bodies, readFrom } = entry.answers;
+      for (const [request, body] of bodies) {
+        const names = readFrom.get(request);
+        if (names !== undefined && !names.includes(collection)) continue;
+        bodies.delete(request);
+        readFrom.delete(request);
+        totalChars -= request.length + body.length;
+      }
+    },
     /** Forgets every answer (a baseline or config reload). */
     clear,
   };
 
   /** The sandbox's answers, after everything was dropped if another process committed to the file. */
-  function currentAnswers(sandbox: string): Map<string, string> {
+  function currentAnswers(sandbox: string): Answers {
     const now = otherCommits();
     if (now !== version) {
       version = now;
@@ -110,30 +141,37 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     return entryOf(sandbox, Date.now()).answers;
   }
 
-  function cached(sandbox: string, request: string, produce: () => string): string {
+  function cached(sandbox: string, request: string, produce: () => string, readFrom: readonly string[] | undefined): string {
     const answers = currentAnswers(sandbox);
-    const hit = answers.get(request);
+    const hit = answers.bodies.get(request);
     if (hit !== undefined) return hit;
 
+    const drops = bySandbox.get(sandbox)!.drops;
     const body = produce();
-    store(sandbox, answers, request, body);
+    store(sandbox, answers, request, body, readFrom, drops);
     return body;
   }
 
-  /** Keeps an answer in `answers`, if that is still the sandbox's current map (`produce()` may have announced a change). */
-  function store(sandbox: string, answers: Map<string, string>, request: string, body: string): void {
+  /**
+   * Keeps an answer in `answers`, if they are still the sandbox's current ones and none of them
+   * was dropped since `drops` was read (`produce()` may have announced a change: a lazily expired
+   * sandbox; a write may have come while a GraphQL document was read).
+   */
+  function store(sandbox: string, answers: Answers, request: string, body: string, readFrom: readonly string[] | undefined, drops: number): void {
+    const { bodies } = answers;
     // Keys count too: a query string is the client's to make long.
     const size = request.length + body.length;
-    if (answers.size >= maxAnswersPerSandbox) {
-      const oldest = answers.keys().next().value!;
-      totalChars -= oldest.length + answers.get(oldest)!.length;
-      answers.delete(oldest);
+    if (bodies.size >= maxAnswersPerSandbox) {
+      const oldest = bodies.keys().next().value!;
+      totalChars -= oldest.length + bodies.get(oldest)!.length;
+      bodies.delete(oldest);
+      answers.readFrom.delete(oldest);
     }
     if (totalChars + size > maxTotalChars) clear();
-    // `produce()` may have announced a change (a lazily expired sandbox): keep only a current entry's answer.
     const current = bySandbox.get(sandbox);
-    if (current && current.answers === answers) {
-      answers.set(request, body);
+    if (current && current.answers === answers && current.drops === drops) {
+      bodies.set(request, body);
+      if (readFrom) answers.readFrom.set(request, readFrom);
       totalChars += size;
     }
   }

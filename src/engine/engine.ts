@@ -65,8 +65,12 @@ export function createEngine(options: EngineOptions) {
     changes,
     collection: (name: string) => byName.get(name),
     reserved: options.reserved,
-    // Readers of changes (webhooks, /events, SSE) read the change log; a write only drops the sandbox's cached answers.
-    emit: (event: ChangeEvent) => sandboxChanged(event.sandbox),
+    // Readers of changes (webhooks, /events, SSE) read the change log; a write only drops the
+    // sandbox's cached answers read from the record's collection.
+    emit: (event: ChangeEvent) => {
+      sandboxes.forget(event.sandbox);
+      answers.collectionChanged(event.sandbox, event.collection.name);
+    },
   };
   for (const definition of options.collections) stores.set(definition.name, createCollectionStore(definition, context));
   const custom = createCustomCollections(context, options.limits);

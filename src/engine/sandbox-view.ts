@@ -67,18 +67,22 @@ export class SandboxView {
   listJson(name: string, query: ListQuery): string {
     const store = this.storeOf(name);
     this.authorizeRead(store.definition, name, undefined, query);
-    return this.cached(`L ${name} ${keyOf(query)}`, () => listEnvelope(store.list(this.sandbox, query)));
+    return this.cached(`L ${name} ${keyOf(query)}`, () => listEnvelope(store.list(this.sandbox, query)), readFrom(store.definition, query));
   }
 
   /** One record as REST sends it, with its `_embed`/`_expand`; an invisible record throws 404. */
   recordJson(name: string, id: string, relations: Relations): string {
     const store = this.storeOf(name);
     this.authorizeRead(store.definition, name, undefined, relations);
-    return this.cached(`R ${name} ${id} ${relations.embed.join(',')} ${relations.expand.join(',')}`, () => {
-      const json = store.getJson(this.sandbox, id, [...relations.embed, ...relations.expand]);
-      if (json === undefined) throw missingIn(store.definition, id);
-      return json;
-    });
+    return this.cached(
+      `R ${name} ${id} ${relations.embed.join(',')} ${relations.expand.join(',')}`,
+      () => {
+        const json = store.getJson(this.sandbox, id, [...relations.embed, ...relations.expand]);
+        if (json === undefined) throw missingIn(store.definition, id);
+        return json;
+      },
+      readFrom(store.definition, relations),
+    );
   }
 
   /**
@@ -92,16 +96,20 @@ export class SandboxView {
     const target = this.storeOf(relation.collection);
     this.authorizeRead(target.definition, name, relation.collection, query);
     const sandbox = this.sandbox;
-    return this.cached(`S ${name} ${id} ${relationName} ${keyOf(query)}`, () => {
-      const parent = store.get(sandbox, id);
-      if (!parent) throw missingIn(store.definition, id);
-      if (relation.kind === 'one') {
-        const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], [...query.embed, ...query.expand]);
-        if (json === undefined) throw missingIn(target.definition, parent[relation.field] ?? null);
-        return json;
-      }
-      return listEnvelope(target.list(sandbox, childQueryFrom(query as ListQuery, relation, [parent[relation.key ?? 'id']])));
-    });
+    return this.cached(
+      `S ${name} ${id} ${relationName} ${keyOf(query)}`,
+      () => {
+        const parent = store.get(sandbox, id);
+        if (!parent) throw missingIn(store.definition, id);
+        if (relation.kind === 'one') {
+          const json = parent[relation.field] === undefined ? undefined : target.getJson(sandbox, parent[relation.field], [...query.embed, ...query.expand]);
+          if (json === undefined) throw missingIn(target.definition, parent[relation.field] ?? null);
+          return json;
+        }
+        return listEnvelope(target.list(sandbox, childQueryFrom(query as ListQuery, relation, [parent[relation.key ?? 'id']])));
+      },
+      readFrom(target.definition, query, store.definition.name),
+    );
   }
 
   /**
@@ -194,9 +202,9 @@ export class SandboxView {
     authorizeCollections(caller, names, 'read');
   }
 
-  /** The answer cache of this sandbox, for the caller's role (the caller was authorized first). */
-  private cached(key: string, produce: () => string): string {
-    return this.deps.answers.answer(this.sandbox, this.caller?.role ?? 'owner', key, produce);
+  /** The answer cache of this sandbox, for the caller's role (the caller was authorized first); `from`: the collections the answer reads. */
+  private cached(key: string, produce: () => string, from: readonly string[]): string {
+    return this.deps.answers.answer(this.sandbox, this.caller?.role ?? 'owner', key, produce, from);
   }
 
   /** The engine bound to one of its collections, as objects (GraphQL's resolvers, custom routes' `ctx.collection`). */
@@ -208,6 +216,23 @@ export class SandboxView {
 /** The key of a typed query in the answer cache: the text it was parsed from, else the object itself. */
 const keyOf = (query: ListQuery | Relations): string =>
   'source' in query && query.source !== undefined ? query.source : JSON.stringify(query);
+
+/**
+ * The collections an answer of `definition` with these relations reads (the answer cache drops it
+ * when a record of one is written): by their definitions' names, which the change events carry.
+ * Without relations, one array per collection, so a cache hit allocates none.
+ */
+function readFrom(definition: CollectionDefinition, relations: Relations, also?: string): readonly string[] {
+  if (!relations.embed.length && !relations.expand.length && also === undefined) {
+    let names = alone.get(definition);
+    if (!names) alone.set(definition, (names = Object.freeze([definition.name])));
+    return names;
+  }
+  const names = [definition.name, ...[...relations.embed, ...relations.expand].map((relation) => relationIn(definition, relation).collection)];
+  if (also !== undefined) names.push(also);
+  return names;
+}
+const alone = new WeakMap<CollectionDefinition, readonly string[]>();
 
 const listEnvelope = (page: { json: string; pagination: Pagination }) => `{"data":${page.json},"pagination":${JSON.stringify(page.pagination)}}`;
 
