@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from 'h3/node';
-import { createApp } from './app.js';
+import { createNodeHandler } from './app.js';
 import type { Runtime } from './runtime.js';
 
 export interface Listening {
@@ -18,7 +17,7 @@ export interface Listening {
 export async function listenApp(runtime: Runtime, port: number, host: string, closeGraceMs: number): Promise<Listening> {
   let server: Server;
   try {
-    server = await listenHttp(toNodeHandler(createApp(runtime)), port, host);
+    server = await listenHttp(createNodeHandler(runtime), port, host);
   } catch (error) {
     runtime.close();
     const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'the port is already in use' : (error as Error).message;

@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { H3 } from 'h3';
+import { toNodeHandler } from 'h3/node';
 import type { Runtime } from './runtime.js';
 import { addCollectionRoutes } from './routes/collections.js';
 import { addCustomCollectionRoutes } from './routes/custom-collections.js';
@@ -14,14 +16,35 @@ import { addGraphQLRoutes } from './routes/graphql.js';
 import { requestContext } from './http/context.js';
 import { toProblemResponse } from './http/answer.js';
 import { installHooks } from './http/response-hook.js';
+import { plainReads } from './http/plain-reads.js';
 import { customRoutes } from './routes/custom-routes.js';
 import { createMetrics } from './metrics/metrics.js';
+import type { RequestRecorder } from './metrics/request-recorder.js';
 import { addMetricsRoute } from './routes/metrics.js';
 import { addOpenApiRoutes } from './routes/openapi.js';
 import { addDocsRoutes } from './routes/docs.js';
 
 /** Builds the HTTP app over a runtime. Never listens: `mockapi serve` and tests do that. */
 export function createApp(runtime: Runtime): H3 {
+  return buildApp(runtime).app;
+}
+
+/**
+ * What a node:http server serves (`mockapi serve`, `createMockServer`, the tests' servers): the app,
+ * with a page or record read again and again answered ahead of it (`http/plain-reads.ts`).
+ */
+export function createNodeHandler(runtime: Runtime): (req: IncomingMessage, res: ServerResponse) => unknown {
+  const { plain, h3 } = createNodeHandlers(runtime);
+  return (req, res) => (plain(req, res) ? undefined : h3(req, res));
+}
+
+/** The two halves of `createNodeHandler`: `plain` answers synchronously or says false, `h3` answers the rest. */
+export function createNodeHandlers(runtime: Runtime) {
+  const { app, recorder } = buildApp(runtime);
+  return { plain: plainReads(runtime, recorder), h3: toNodeHandler(app) };
+}
+
+function buildApp(runtime: Runtime): { app: H3; recorder: RequestRecorder } {
   // silent: h3 would print every thrown ApiError; toProblemResponse logs the unexpected ones itself.
   // onError: only what fails before the request context (it answers every error after it itself).
   const metrics = createMetrics(runtime);
@@ -46,5 +69,5 @@ export function createApp(runtime: Runtime): H3 {
   addCustomCollectionFileRoutes(app, runtime);
   addCustomCollectionRoutes(app, runtime);
   addCollectionRoutes(app, runtime);
-  return app;
+  return { app, recorder: metrics.recorder };
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from 'h3/node';
-import { createApp } from '../app.js';
+import { createNodeHandlers } from '../app.js';
 import type { ResolvedConfig } from '../config.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 
@@ -14,6 +13,8 @@ const retireGraceMs = 60_000;
 /** One runtime, the app over it, and how much of its requests is still running. */
 interface Generation {
   runtime: Runtime;
+  /** A plain read answered at once (`http/plain-reads.ts`: nothing of it runs later), or false. */
+  plain: (req: IncomingMessage, res: ServerResponse) => boolean;
   handle: (req: IncomingMessage, res: ServerResponse) => unknown;
   /**
    * Two per running request: one until its handler settles, one until its response closes (a
@@ -75,6 +76,8 @@ export function liveRuntime(first: Runtime): LiveRuntime {
     },
     handler(req, res) {
       const generation = current;
+      // Answered and done within this call: nothing of the runtime is used after it returns.
+      if (generation.plain(req, res)) return;
       const { done } = generation;
       generation.open += 2;
       res.on('close', done);
@@ -130,9 +133,11 @@ function restoreFile(runtime: Runtime): void {
 }
 
 function generationOf(runtime: Runtime): Generation {
+  const { plain, h3 } = createNodeHandlers(runtime);
   const generation: Generation = {
     runtime,
-    handle: toNodeHandler(createApp(runtime)),
+    plain,
+    handle: h3,
     open: 0,
     done: () => {
       if (--generation.open === 0) generation.onIdle?.();

@@ -12,6 +12,9 @@ declare module 'h3' {
 /** Paths longer than this are cut in the activity log (the log is bounded in bytes too). */
 const maxLoggedPath = 256;
 
+/** A request's path as the activity log keeps it. */
+export const loggedPath = (path: string): string => (path.length > maxLoggedPath ? `${path.slice(0, maxLoggedPath)}…` : path);
+
 /**
  * What happens around every answer of the app, outside the request chain: its arrival time, and
  * the answer recorded in the metrics (`/metrics`) and in its sandbox's in-memory activity log
@@ -46,9 +49,7 @@ export function installHooks(app: H3, recorder: RequestRecorder, activity: Activ
       // was minted: a failure never mints a sandbox just to log it. A preflight touches no sandbox.
       const sandbox = event.context.sandbox;
       if (sandbox && !event.context.preflight) {
-        const path = event.url.pathname;
-        const logged = path.length > maxLoggedPath ? `${path.slice(0, maxLoggedPath)}…` : path;
-        activity.record(sandbox, request.method, logged, response.status, Math.round(ms * 100) / 100, Date.now());
+        activity.record(sandbox, request.method, loggedPath(event.url.pathname), response.status, Math.round(ms * 100) / 100, Date.now());
       }
     } catch {
       // as above
