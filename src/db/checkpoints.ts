@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Sqlite } from './open.js';
 
 /** Quiet time after the last write before the WAL is checkpointed and truncated (contract section 12). */
@@ -119,6 +119,8 @@ function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
       }
       if (!worker) {
         if (!statSync(`${sqlite.name}-wal`, { throwIfNoEntry: false })?.size) return;
+        // Loaded here, not on the start path (2-3 ms where nothing else loaded it).
+        const { Worker } = process.getBuiltinModule('node:worker_threads');
         worker = new Worker(workerFile, { workerData: { file: sqlite.name } });
         worker.unref();
         worker.on('error', () => {
