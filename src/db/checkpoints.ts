@@ -121,7 +121,8 @@ function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
         if (!statSync(`${sqlite.name}-wal`, { throwIfNoEntry: false })?.size) return;
         // Loaded here, not on the start path (2-3 ms where nothing else loaded it).
         const { Worker } = process.getBuiltinModule('node:worker_threads');
-        worker = new Worker(workerFile, { workerData: { file: sqlite.name } });
+        // Without the server's node flags: `--cpu-prof` would write a second profile beside the server's.
+        worker = new Worker(workerFile, { workerData: { file: sqlite.name }, execArgv: [] });
         worker.unref();
         worker.on('error', () => {
           failed = true;
