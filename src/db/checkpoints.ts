@@ -104,8 +104,8 @@ const workerFile = new URL('../../dist/db/checkpoint-worker.js', import.meta.url
 /**
  * Passive checkpoints on a worker thread (db/checkpoint-worker.ts): on this thread one took a
  * request's time from 14 to 34 µs while it ran (10,000 sandboxes' file). The thread starts at the
- * first tick that finds the WAL holding something, so a start never pays for it and a server that
- * is only read never starts it; it does not keep the process alive. Should it fail to start, the
+ * first tick that finds the WAL holding something (a write, the server's bookkeeping included), so a
+ * start never pays for it; it does not keep the process alive. Should it fail to start, the
  * checkpoints run here, as before.
  */
 function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
