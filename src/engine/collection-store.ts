@@ -61,7 +61,11 @@ function prepareOverlayWrites({ sqlite }: OpenDatabase) {
   const insert = sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (?, ?, ?, ?, ?, ?)`);
   const rewrite = sqlite.prepare(`UPDATE overlay SET state = ?, doc = ? WHERE sid = ? AND cid = ? AND id = ?`);
   const drop = sqlite.prepare(`DELETE FROM overlay WHERE sid = ? AND cid = ? AND id = ?`);
-  return { insert, rewrite, drop };
+  // Whether the sandbox sees a record, without reading its doc (a foreign key's target).
+  const visible = sqlite
+    .prepare(`SELECT coalesce((SELECT state != ${DELETED} FROM overlay WHERE sid = ? AND cid = ? AND id = ?), EXISTS (SELECT 1 FROM base WHERE cid = ? AND id = ?))`)
+    .pluck();
+  return { insert, rewrite, drop, visible };
 }
 
 /**
@@ -81,7 +85,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
   const immediate = <T>(fn: () => T): T => sandboxes.write(fn);
   let prepared = overlayWrites.get(db);
   if (!prepared) overlayWrites.set(db, (prepared = prepareOverlayWrites(db)));
-  const { insert, rewrite, drop } = prepared;
+  const { insert, rewrite, drop, visible } = prepared;
 
   /** The record as the sandbox sees it, with its overlay state (0 = untouched baseline) and the bytes its overlay row stores. */
   function current(sid: number, id: RecordId): { state: number; seq: number; bytes: number; fields: Json } | undefined {
@@ -98,8 +102,7 @@ export function createCollectionStore(definition: CollectionDefinition, context:
       const value = fields[key.field];
       if (value === undefined || (before && before[key.field] === value)) continue;
       const target = context.collection(key.references);
-      const row = target && (view.get.get({ sid, cid: target.cid, id: value as RecordId }) as { state: number } | undefined);
-      if (!row || row.state === DELETED) {
+      if (!target || visible.get(sid, target.cid, value, target.cid, value) !== 1) {
         problems.push({ path: `/${key.field}`, message: `names no ${key.references} record visible in this sandbox` });
       }
     }
