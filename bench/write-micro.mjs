@@ -41,7 +41,12 @@ async function layersOf(name, dist) {
     sandbox: sqlite.prepare(`INSERT INTO sandboxes (key, created_at, last_active_at, holds, seq, bytes) VALUES (?, ?, ?, 1, 1, ?) RETURNING sid`).pluck(),
     overlay: sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (?, ?, ?, 1, 1, ?)`),
     terms: sqlite.prepare(`INSERT INTO search_terms (sid, cid, term, seq, count) SELECT ?, ?, key, 1, value FROM json_each(?)`),
-    doc: sqlite.prepare(`INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (?, ?, 1, ?, ?)`),
+    // Builds before the '' row of search_terms kept the doc in its own table.
+    doc: sqlite.prepare(
+      sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'search_docs'`).get()
+        ? `INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (?, ?, 1, ?, ?)`
+        : `INSERT INTO search_terms (sid, cid, term, seq, count, terms) VALUES (?, ?, '', 1, ?, ?)`,
+    ),
     event: sqlite.prepare(`INSERT INTO events (sid, eseq, upto, event, at, data) VALUES (?, 1, ?, 'post.created', ?, ?)`),
   };
   const cid = posts.definition.cid;

@@ -33,7 +33,7 @@ function rowsOf(file: string, sid: number) {
       snapshots: count('SELECT count(*) FROM snapshots WHERE sid = ?', sid),
       snapshotRows: count('SELECT count(*) FROM snapshot_rows WHERE sid = ?', sid),
       // indexed own records (at least 1 while any of their terms is left)
-      search: count('SELECT max((SELECT count(*) FROM search_docs WHERE sid = ?), min((SELECT count(*) FROM search_terms WHERE sid = ?), 1))', sid, sid),
+      search: count("SELECT max((SELECT count(*) FROM search_terms WHERE sid = ? AND term = ''), min((SELECT count(*) FROM search_terms WHERE sid = ?), 1))", sid, sid),
     };
   } finally {
     db.close();

@@ -76,6 +76,28 @@ describe('q: full-text search', () => {
     expect(ids(deletedBaseline)).not.toContain(2);
   });
 
+  it('keeps a changed record findable through writes that leave its searched fields alone, and follows those that change them', async () => {
+    const client = fresh();
+    const created = await client.post('/todos', { user_id: 1, title: 'Feed the qwombat', completed: false });
+    await client.patch('/todos/3', { title: 'Brush the qwombat' });
+    const search = async (word: string) => ids(await client.get(`/todos?q=${word}&limit=200`)).map(String).sort();
+    const both = [String(created.body.id), '3'].sort();
+    expect(await search('qwombat')).toEqual(both);
+    const ranked = (await client.get('/todos?q=qwombat')).body.data.map((t: any) => [t.id, t.completed]);
+    // not a searched field: the same hits, the same order
+    await client.patch(`/todos/${created.body.id}`, { completed: true });
+    await client.patch('/todos/3', { completed: true });
+    await client.put('/todos/3', { user_id: 2, title: 'Brush the qwombat', completed: false });
+    expect(await search('qwombat')).toEqual(both);
+    expect((await client.get('/todos?q=qwombat')).body.data.map((t: any) => t.id)).toEqual(ranked.map(([id]: [unknown]) => id));
+    // a searched field: the new words find it, the old ones no longer do
+    await client.patch(`/todos/${created.body.id}`, { title: 'Walk the qzebra' });
+    await client.put('/todos/3', { user_id: 2, title: 'Groom the qzebra', completed: true });
+    expect(await search('qwombat')).toEqual([]);
+    expect(await search('feed')).not.toContain(String(created.body.id));
+    expect(await search('qzebra')).toEqual(both);
+  });
+
   it("ranks, counts and cursors of a sandbox do not move when another sandbox writes the word", async () => {
     const mine = fresh();
     const other = fresh();

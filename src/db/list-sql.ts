@@ -54,7 +54,7 @@ function searchVisibleSql(terms: number): string {
   const range = Array.from({ length: terms }, (_, i) => i);
   const avgdl = `(CASE WHEN :rows > 0 AND :tokens > 0 THEN CAST(:tokens AS REAL) / :rows ELSE 1.0 END)`;
   const idf = (i: number) => `(SELECT CASE WHEN v <= 0.0 THEN :tiny ELSE v END FROM (SELECT ln((coalesce(:rows, 0) - :h${i} + 0.5) / (:h${i} + 0.5)) AS v))`;
-  const score = range.map((i) => `${idf(i)} * ((f${i} * (:k1 + 1.0)) / (f${i} + :k1 * (1 - :b + :b * d.length / ${avgdl})))`);
+  const score = range.map((i) => `${idf(i)} * ((f${i} * (:k1 + 1.0)) / (f${i} + :k1 * (1 - :b + :b * d.count / ${avgdl})))`);
   const hits = range.map(
     (i) => `SELECT ${i} AS i, seq, count FROM search_terms WHERE sid = :sid AND cid = :cid AND term >= :t${i} AND term < :t${i} || char(1114111)`,
   );
@@ -62,7 +62,7 @@ function searchVisibleSql(terms: number): string {
     SELECT f.seq AS seq, -1.0 * (0.0 + ${score.join(' + ')}) AS rank
       FROM (SELECT seq, ${range.map((i) => `sum(count) FILTER (WHERE i = ${i}) AS f${i}`).join(', ')}, count(DISTINCT i) AS found
               FROM (${hits.join(' UNION ALL ')}) GROUP BY seq) f
-      CROSS JOIN search_docs d ON d.sid = :sid AND d.cid = :cid AND d.seq = f.seq
+      CROSS JOIN search_terms d ON d.sid = :sid AND d.cid = :cid AND d.term = '' AND d.seq = f.seq
      WHERE f.found = ${terms}`;
   return `
   SELECT 0 AS g, CASE o.state WHEN 1 THEN -o.seq ELSE o.id END AS k, o.id AS id, o.doc AS doc, h.rank AS rank

@@ -61,11 +61,23 @@ function addEventSeqColumn(db: Database): void {
   db.exec(`UPDATE sandboxes SET event_seq = coalesce((SELECT max(eseq) FROM events WHERE sid = sandboxes.sid), 0)`);
 }
 
+/**
+ * Files made before each own record's length and terms moved to its '' row of `search_terms`
+ * (issue 29) kept them in a table `search_docs`: the column is added and the table goes. The
+ * index's fingerprint changed with it, so it is rebuilt from the overlay on open (`ensureBuilt`).
+ */
+function foldSearchDocs(db: Database): void {
+  const columns = (db.prepare(`PRAGMA table_info(search_terms)`).all() as { name: string }[]).map((c) => c.name);
+  if (!columns.includes('terms')) db.exec(addColumnSql(schema.searchTerms, schema.searchTerms.terms));
+  db.exec(`DROP TABLE IF EXISTS search_docs`);
+}
+
 /** Creates the tables on a new file; checks the version on an existing one. */
 export function migrate(db: Database): void {
   db.exec(ddl);
   db.transaction(() => addHoldingColumns(db)).immediate();
   db.transaction(() => addEventSeqColumn(db)).immediate();
+  db.transaction(() => foldSearchDocs(db)).immediate();
   db.exec(indexDdl);
   db.exec(retiredIndexDdl);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;

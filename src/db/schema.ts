@@ -195,7 +195,10 @@ export const mailbox = sqliteTable(
 
 /**
  * A sandbox's own records in the search index (DDL in `search-index.ts`, with the baseline's
- * FTS5 table): each record's terms as FTS5's tokenizer makes them, with how often each occurs.
+ * FTS5 table): each record's terms as FTS5's tokenizer makes them, with how often each occurs,
+ * and under the term '' (no token is empty) the record itself: `count` its length in tokens,
+ * `terms` its terms as a JSON array (to delete them). One table for both, so a write commits one
+ * b-tree's pages where two tables took about 1.2 pages more (issue 29).
  */
 export const searchTerms = sqliteTable(
   'search_terms',
@@ -205,21 +208,9 @@ export const searchTerms = sqliteTable(
     term: text('term').notNull(),
     seq: integer('seq').notNull(),
     count: integer('count').notNull(),
+    terms: text('terms'),
   },
   (t) => [primaryKey({ columns: [t.sid, t.cid, t.term, t.seq] })],
-);
-
-/** Each indexed own record's length in tokens and its terms (a JSON array, to delete them). */
-export const searchDocs = sqliteTable(
-  'search_docs',
-  {
-    sid: integer('sid').notNull(),
-    cid: integer('cid').notNull(),
-    seq: integer('seq').notNull(),
-    length: integer('length').notNull(),
-    terms: text('terms').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.sid, t.cid, t.seq] })],
 );
 
 /**
@@ -320,6 +311,5 @@ export const withoutRowid: ReadonlySet<SQLiteTable> = new Set<SQLiteTable>([
   resetTokens,
   mailbox,
   searchTerms,
-  searchDocs,
   webhooks,
 ]);

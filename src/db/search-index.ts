@@ -9,9 +9,9 @@ import type { Sqlite } from './open.js';
  *   there uses the baseline's statistics: its row count, average length and, per query term,
  *   the number of baseline rows that hold it.
  * - A sandbox's own records (created and changed, keyed by the overlay row's `seq`) live in two
- *   plain tables: `search_terms` (sid, cid, term, seq, count), the record's terms as FTS5's
- *   tokenizer makes them with how often each occurs, and `search_docs` (sid, cid, seq, length,
- *   terms), its length in tokens and its terms (to delete them). Matching a prefix term is a
+ *   plain table, `search_terms` (sid, cid, term, seq, count, terms): the record's terms as FTS5's
+ *   tokenizer makes them with how often each occurs, and under the term '' its length in tokens
+ *   and its terms as a JSON array (to delete them). Matching a prefix term is a
  *   range of the primary key within the sandbox's own rows, and the list compiler scores those
  *   rows with FTS5's bm25 formula in SQL, fed the baseline's statistics (`search_base_totals`
  *   in `meta`, and the term counts of `search_base`). So another sandbox's rows are never read,
@@ -23,7 +23,7 @@ import type { Sqlite } from './open.js';
  */
 const tokenizer = `tokenize = 'unicode61 remove_diacritics 2'`;
 
-/** The one table drizzle cannot declare (it has no virtual tables), so raw SQL; `search_terms` and `search_docs` are in schema.ts. */
+/** The one table drizzle cannot declare (it has no virtual tables), so raw SQL; `search_terms` is in schema.ts. */
 export const searchDdl = `
 CREATE VIRTUAL TABLE IF NOT EXISTS search_base USING fts5(text, content = '', contentless_delete = 1, ${tokenizer});`;
 
@@ -128,7 +128,7 @@ function textOf(fields: string[], doc: string): string {
 }
 
 /**
- * Moves whatever the scratch table holds into `search_terms`/`search_docs` (its rowids packed
+ * Moves whatever the scratch table holds into `search_terms` (its rowids packed
  * as sid and seq; the collection number is bound, so any number fits) and empties it: one set of
  * statements for one record or a whole rebuild of one collection.
  */
@@ -140,8 +140,8 @@ function scratchStatements(sqlite: Sqlite) {
      SELECT ${doc.sid}, ${doc.cid}, term, ${doc.seq}, count(*) FROM temp.search_scratch_terms GROUP BY doc, term`,
   );
   const docs = sqlite.prepare(
-    `INSERT INTO search_docs (sid, cid, seq, length, terms)
-     SELECT ${doc.sid}, ${doc.cid}, ${doc.seq}, count(*), json_group_array(DISTINCT term) FROM temp.search_scratch_terms GROUP BY doc`,
+    `INSERT INTO search_terms (sid, cid, term, seq, count, terms)
+     SELECT ${doc.sid}, ${doc.cid}, '', ${doc.seq}, count(*), json_group_array(DISTINCT term) FROM temp.search_scratch_terms GROUP BY doc`,
   );
   const clear = sqlite.prepare(`INSERT INTO temp.search_scratch (search_scratch) VALUES ('delete-all')`);
   return {
@@ -169,20 +169,21 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   };
   const own = {
     scratch: sqlite.prepare(`INSERT INTO temp.search_scratch (rowid, text) VALUES (${scratchRowid(':sid', ':n')}, :text)`),
-    terms: sqlite.prepare(`INSERT INTO search_terms (sid, cid, term, seq, count) SELECT :sid, :cid, key, :n, value FROM json_each(:counts)`),
-    doc: sqlite.prepare(`INSERT INTO search_docs (sid, cid, seq, length, terms) VALUES (:sid, :cid, :n, :length, :terms)`),
-    removeTerms: sqlite.prepare(
-      `DELETE FROM search_terms WHERE sid = :sid AND cid = :cid AND seq = :n
-          AND term IN (SELECT value FROM json_each((SELECT terms FROM search_docs WHERE sid = :sid AND cid = :cid AND seq = :n)))`,
+    // The record's terms and its '' row (length and terms) in one statement each way.
+    put: sqlite.prepare(
+      `INSERT INTO search_terms (sid, cid, term, seq, count, terms)
+       SELECT :sid, :cid, key, :n, value, NULL FROM json_each(:counts) UNION ALL SELECT :sid, :cid, '', :n, :length, :terms`,
     ),
-    removeDoc: sqlite.prepare(`DELETE FROM search_docs WHERE sid = :sid AND cid = :cid AND seq = :n`),
-    forgetTerms: sqlite.prepare(`DELETE FROM search_terms WHERE sid = :sid`),
-    forgetDocs: sqlite.prepare(`DELETE FROM search_docs WHERE sid = :sid`),
+    remove: sqlite.prepare(
+      `DELETE FROM search_terms WHERE sid = :sid AND cid = :cid AND seq = :n
+          AND term IN (SELECT value FROM json_each((SELECT terms FROM search_terms WHERE sid = :sid AND cid = :cid AND term = '' AND seq = :n)) UNION ALL SELECT '')`,
+    ),
+    forget: sqlite.prepare(`DELETE FROM search_terms WHERE sid = :sid`),
   };
   const readVersion = sqlite.prepare(`SELECT value FROM meta WHERE key = 'search_index'`).pluck();
   const writeVersion = sqlite.prepare(`INSERT INTO meta (key, value) VALUES ('search_index', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
   // The layout is part of it: files indexed the old ways (one shared FTS5 table) are rebuilt.
-  const fingerprint = JSON.stringify(['baseline-stats-v3', collections.map((c) => [c.cid, c.searchable])]);
+  const fingerprint = JSON.stringify(['baseline-stats-v3', 'docs-in-terms', collections.map((c) => [c.cid, c.searchable])]);
   const scratchTable = 'temp.search_scratch';
   const reindexRows = collections.map((c) => ({
     baseline: rebuildStatement(sqlite, c.searchable, 'search_base', packed('0', String(c.cid), 'id'), `base WHERE cid = ${c.cid}`),
@@ -233,8 +234,7 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
   }
 
   function forgetOwn(sid: number): void {
-    own.forgetTerms.run({ sid });
-    own.forgetDocs.run({ sid });
+    own.forget.run({ sid });
   }
 
   const index = {
@@ -245,17 +245,20 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
         saveTotals();
         return;
       }
-      if (!fresh) {
-        own.removeTerms.run({ sid, cid, n });
-        own.removeDoc.run({ sid, cid, n });
-      }
+      if (!fresh) own.remove.run({ sid, cid, n });
       const counts = asciiTerms(text);
       if (!counts) {
         own.scratch.run({ sid, n, text });
         scratch.store(cid);
       } else if (counts.size) {
-        own.terms.run({ sid, cid, n, counts: JSON.stringify(Object.fromEntries(counts)) });
-        own.doc.run({ sid, cid, n, length: [...counts.values()].reduce((a, b) => a + b, 0), terms: JSON.stringify([...counts.keys()]) });
+        own.put.run({
+          sid,
+          cid,
+          n,
+          counts: JSON.stringify(Object.fromEntries(counts)),
+          length: [...counts.values()].reduce((a, b) => a + b, 0),
+          terms: JSON.stringify([...counts.keys()]),
+        });
       }
     },
     remove(sid: number, cid: number, n: number): void {
@@ -264,8 +267,7 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
         saveTotals();
         return;
       }
-      own.removeTerms.run({ sid, cid, n });
-      own.removeDoc.run({ sid, cid, n });
+      own.remove.run({ sid, cid, n });
     },
     /** Drops every row of a sandbox (sid > 0: one range statement per table) or of the baseline (sid 0). */
     forget(sid: number): void {
@@ -292,7 +294,7 @@ export function createSearchIndex(sqlite: Sqlite, collections: Searchable[]) {
     ensureBuilt(): void {
       if (readVersion.get() === fingerprint) return;
       sqlite.transaction(() => {
-        sqlite.exec(`DROP TABLE IF EXISTS search; DELETE FROM search_terms; DELETE FROM search_docs;`);
+        sqlite.exec(`DROP TABLE IF EXISTS search; DELETE FROM search_terms;`);
         scratch.clear.run();
         index.reindexBaseline();
         reindexCollections((c) => c.everySandbox.run());

@@ -31,6 +31,12 @@ export interface SandboxTimes {
 
 /** Candidates read beyond the ones to evict, so a sandbox active in memory but not yet on file is spared. */
 const evictionSlack = 32;
+/**
+ * A write moves `last_active_at` on file only when it is older than this: each move rewrites the
+ * activity index (two of a write's ~10 WAL pages). The server's memory of requests (`lastSeen`)
+ * keeps the exact time, as it does for reads, which reach the file only every few seconds.
+ */
+const activeGrainMs = 1_000;
 /** Keys whose row (or its absence) is remembered at most; past it the memory starts over. */
 const maxKnownKeys = 50_000;
 
@@ -264,7 +270,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing[0]);
+        if (now - existing[1] >= activeGrainMs) markActive.run(now, existing[0]);
         if (existing[2] !== 1) {
           markHolding.run(existing[0]);
           holdingChanged(1);
@@ -288,7 +294,7 @@ export function createSandboxStore(db: OpenDatabase, search: SearchIndex, option
       known.delete(key);
       const existing = live(key);
       if (existing) {
-        markActive.run(now, existing[0]);
+        if (now - existing[1] >= activeGrainMs) markActive.run(now, existing[0]);
         return existing[0];
       }
       return insertEmpty.get(key, now, now) as number;

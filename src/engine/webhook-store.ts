@@ -111,6 +111,7 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
      VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(n), 0) FROM events))`,
   );
   const earliestAfterN = sqlite.prepare(`SELECT min(after_n) FROM webhooks`).pluck();
+  const anyRow = sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM webhooks)`).pluck();
   const listForDispatch = sqlite.prepare(`SELECT ${columns}, after_n AS afterN FROM webhooks WHERE sid = ?`);
   const update = sqlite.prepare(`UPDATE webhooks SET url = ?, events = ?, secret = ?, signature = ? WHERE sid = ? AND id = ?`);
   const remove = sqlite.prepare(`DELETE FROM webhooks WHERE sid = ? AND id = ?`);
@@ -327,6 +328,11 @@ export function createWebhookStore(db: OpenDatabase, sandboxes: SandboxStore) {
     /** The earliest log position after which any subscription receives events; undefined when there is none. */
     earliestInterest(): number | undefined {
       return (earliestAfterN.get() as number | null) ?? undefined;
+    },
+
+    /** Whether any sandbox has a subscription (one row read, where `earliestInterest` reads them all). */
+    any(): boolean {
+      return anyRow.get() === 1;
     },
 
     /** Attempts of every sandbox after position `n` (for `webhook tail`). */

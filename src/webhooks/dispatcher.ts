@@ -53,6 +53,23 @@ export function startDispatcher(engine: Engine, config: () => object): Dispatche
   let persistedAt = Date.now();
   const persistEveryMs = 10_000;
 
+  /** Moves the cursor to `next`, queuing the deliveries of the events up to it in the transaction that writes it. */
+  const advance = (next: number, deliveries: NewDelivery[] = []) => {
+    if (deliveries.length || (!persisted && Date.now() - persistedAt > persistEveryMs)) {
+      engine.sandboxes.write(() => {
+        // Another dispatcher on the same file (a second server) may have queued these already.
+        if ((store.cursor() ?? 0) >= next) return;
+        store.enqueue(deliveries);
+        store.setCursor(next);
+      });
+      persisted = true;
+      persistedAt = Date.now();
+    } else {
+      persisted = false;
+    }
+    cursor = next;
+  };
+
   /** New log rows → pending deliveries. */
   const scan = () => {
     if (stopped) return;
@@ -68,6 +85,15 @@ export function startDispatcher(engine: Engine, config: () => object): Dispatche
       }
       for (;;) {
         const settings = webhookSettings(config());
+        if (!settings.subscriptions.length) {
+          // Without any subscription, nothing logged up to the log's end is wanted (one made
+          // later starts at or past it: the end is read first), so the log is not read.
+          const end = engine.changes.latest();
+          if (!store.any()) {
+            if (end > cursor) advance(end);
+            break;
+          }
+        }
         const rows = engine.changes.after(cursor, batch);
         if (!rows.length) break;
         const deliveries: NewDelivery[] = [];
@@ -80,20 +106,7 @@ export function startDispatcher(engine: Engine, config: () => object): Dispatche
           }
           deliveries.push(...deliveriesFor(row, own, settings));
         }
-        const next = rows[rows.length - 1].n;
-        if (deliveries.length || (!persisted && Date.now() - persistedAt > persistEveryMs)) {
-          engine.sandboxes.write(() => {
-            // Another dispatcher on the same file (a second server) may have queued these already.
-            if ((store.cursor() ?? 0) >= next) return;
-            store.enqueue(deliveries);
-            store.setCursor(next);
-          });
-          persisted = true;
-          persistedAt = Date.now();
-        } else {
-          persisted = false;
-        }
-        cursor = next;
+        advance(rows[rows.length - 1].n, deliveries);
         if (rows.length < batch) break;
       }
     } catch {

@@ -7,6 +7,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/db/open.js';
 import * as schema from '../../src/db/schema.js';
+import { createSearchIndex } from '../../src/db/search-index.js';
 
 const tables = Object.values(schema).filter((value) => is(value, SQLiteTable)) as SQLiteTable[];
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-schema-'));
@@ -65,6 +66,46 @@ describe('opening a file made by an older mockapi', () => {
       expect(opened.sqlite.prepare(`SELECT sql FROM sqlite_master WHERE name = 'sandboxes_holding'`).pluck().get()).toBe(
         'CREATE INDEX sandboxes_holding ON sandboxes (holds, last_active_at)',
       );
+    } finally {
+      opened.close();
+    }
+  });
+
+  it("a file whose search index kept each record's length and terms in search_docs gains them under the term '', rebuilt from the overlay", () => {
+    const file = join(dir, 'search-docs.db');
+    const collections = [{ cid: 2, searchable: ['title'] }];
+    const made = openDatabase(file);
+    createSearchIndex(made.sqlite, collections).ensureBuilt();
+    made.sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (3, 2, 'local-a', 1, 4, '{"title":"Wombat tales, wombat"}')`).run();
+    made.close();
+    // That version's layout: a search_docs table, search_terms without the terms column, its fingerprint.
+    const raw = new Database(file);
+    raw.exec(`CREATE TABLE search_docs (sid INTEGER NOT NULL, cid INTEGER NOT NULL, seq INTEGER NOT NULL, length INTEGER NOT NULL, terms TEXT NOT NULL,
+                PRIMARY KEY (sid, cid, seq)) WITHOUT ROWID;
+              INSERT INTO search_docs VALUES (3, 2, 4, 3, '["tales","wombat"]');
+              ALTER TABLE search_terms DROP COLUMN terms;
+              INSERT INTO search_terms VALUES (3, 2, 'tales', 4, 1), (3, 2, 'wombat', 4, 2);
+              UPDATE meta SET value = '["baseline-stats-v3",[[2,["title"]]]]' WHERE key = 'search_index';`);
+    raw.close();
+
+    const opened = openDatabase(file);
+    try {
+      const index = createSearchIndex(opened.sqlite, collections);
+      index.ensureBuilt();
+      const all = (sql: string) => opened.sqlite.prepare(sql).all();
+      expect(all(`SELECT name FROM sqlite_master WHERE name = 'search_docs'`)).toEqual([]);
+      expect(all(`SELECT term, count, terms FROM search_terms WHERE sid = 3 ORDER BY term`)).toEqual([
+        { term: '', count: 3, terms: '["tales","wombat"]' },
+        { term: 'tales', count: 1, terms: null },
+        { term: 'wombat', count: 2, terms: null },
+      ]);
+      // and a change of the record replaces all of it
+      index.put(3, 2, 4, 'only this');
+      expect(all(`SELECT term, count FROM search_terms WHERE sid = 3 ORDER BY term`)).toEqual([
+        { term: '', count: 2 },
+        { term: 'only', count: 1 },
+        { term: 'this', count: 1 },
+      ]);
     } finally {
       opened.close();
     }

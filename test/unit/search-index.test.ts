@@ -11,18 +11,18 @@ describe('search index', () => {
   const index = createSearchIndex(sqlite, collections);
   const all = (sql: string, ...args: unknown[]) => sqlite.prepare(sql).all(...args);
   const termsOf = (sid: number, cid: number, seq: number) =>
-    Object.fromEntries((all('SELECT term, count FROM search_terms WHERE sid = ? AND cid = ? AND seq = ? ORDER BY term', sid, cid, seq) as { term: string; count: number }[]).map((r) => [r.term, r.count]));
+    Object.fromEntries((all("SELECT term, count FROM search_terms WHERE sid = ? AND cid = ? AND seq = ? AND term != '' ORDER BY term", sid, cid, seq) as { term: string; count: number }[]).map((r) => [r.term, r.count]));
   const totals = () => JSON.parse(sqlite.prepare(`SELECT value FROM meta WHERE key = ?`).pluck().get(baseTotalsKey) as string);
 
   it("stores a sandbox record's terms as FTS5's tokenizer makes them, with counts and length", () => {
     index.put(3, 2, 7, 'Crème brûlée CAFÉ café, straße!');
     expect(termsOf(3, 2, 7)).toEqual({ brulee: 1, cafe: 2, creme: 1, straße: 1 });
-    expect(all('SELECT length FROM search_docs WHERE sid = 3 AND cid = 2 AND seq = 7')).toEqual([{ length: 5 }]);
+    expect(all("SELECT count AS length FROM search_terms WHERE sid = 3 AND cid = 2 AND term = '' AND seq = 7")).toEqual([{ length: 5 }]);
     index.put(3, 2, 7, 'only this');
     expect(termsOf(3, 2, 7)).toEqual({ only: 1, this: 1 });
     index.remove(3, 2, 7);
     expect(termsOf(3, 2, 7)).toEqual({});
-    expect(all('SELECT * FROM search_docs WHERE sid = 3')).toEqual([]);
+    expect(all('SELECT * FROM search_terms WHERE sid = 3')).toEqual([]);
   });
 
   it("stores ASCII text (tokenized in JS) exactly as FTS5's tokenizer would (the rebuild path)", () => {
@@ -33,16 +33,16 @@ describe('search index', () => {
     const chars = 'aZ9 _-.,\'"*:()\u0000\t\nQx0';
     const texts = Array.from({ length: 40 }, () => Array.from({ length: Math.floor(next() * 60) }, () => chars[Math.floor(next() * chars.length)]).join(''));
     texts.forEach((text, i) => index.put(8, 2, i + 1, text));
-    const fast = all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term');
-    const fastDocs = all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq');
+    const fast = all("SELECT * FROM search_terms WHERE sid = 8 AND term != '' ORDER BY seq, term");
+    const fastDocs = all("SELECT * FROM search_terms WHERE sid = 8 AND term = '' ORDER BY seq");
     // the same texts through FTS5's tokenizer: a rebuild from the overlay goes through the scratch table
-    sqlite.exec('DELETE FROM search_terms WHERE sid = 8; DELETE FROM search_docs WHERE sid = 8;');
+    sqlite.exec('DELETE FROM search_terms WHERE sid = 8');
     const row = sqlite.prepare(`INSERT INTO overlay (sid, cid, id, state, seq, doc) VALUES (8, 2, ?, 1, ?, ?)`);
     texts.forEach((text, i) => row.run(`local-${i}`, i + 1, JSON.stringify({ title: text })));
     index.reindexSandbox(8);
     sqlite.exec('DELETE FROM overlay WHERE sid = 8');
-    expect(all('SELECT * FROM search_terms WHERE sid = 8 ORDER BY seq, term')).toEqual(fast);
-    expect(all('SELECT * FROM search_docs WHERE sid = 8 ORDER BY seq').map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() }))).toEqual(
+    expect(all("SELECT * FROM search_terms WHERE sid = 8 AND term != '' ORDER BY seq, term")).toEqual(fast);
+    expect(all("SELECT * FROM search_terms WHERE sid = 8 AND term = '' ORDER BY seq").map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() }))).toEqual(
       fastDocs.map((d: any) => ({ ...d, terms: JSON.parse(d.terms).sort() })),
     );
     expect(fast.length).toBeGreaterThan(20);
@@ -54,7 +54,7 @@ describe('search index', () => {
     index.put(0, 2, 5, 'baseline words');
     index.forget(2);
     expect(all('SELECT DISTINCT sid FROM search_terms ORDER BY sid')).toEqual([{ sid: 1 }, { sid: 3 }, { sid: 256 }]);
-    expect(all('SELECT DISTINCT sid FROM search_docs ORDER BY sid')).toEqual([{ sid: 1 }, { sid: 3 }, { sid: 256 }]);
+    expect(all("SELECT DISTINCT sid FROM search_terms WHERE term = '' ORDER BY sid")).toEqual([{ sid: 1 }, { sid: 3 }, { sid: 256 }]);
     expect(all(`SELECT rowid FROM search_base WHERE search_base MATCH '"baseline"*'`)).toEqual([{ rowid: (2 << 24) | 5 }]);
     for (const sid of [1, 3, 256]) index.forget(sid);
   });
