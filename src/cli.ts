@@ -1,12 +1,44 @@
-import { Command, CommanderError } from 'commander';
-import { makeServeCommand } from './commands/serve.js';
-import { makeResetCommand } from './commands/reset.js';
-import { makeExportCommand } from './commands/export.js';
-import { makeImportCommand } from './commands/import.js';
-import { makeInitCommand } from './commands/init.js';
-import { makeWebhookCommand } from './commands/webhook-tail.js';
-import { makeOpenApiCommand } from './commands/openapi.js';
+import { Command, CommanderError, Help } from 'commander';
 import { version } from './version.js';
+
+/**
+ * The commands, in the order `--help` lists them: each with its line there (`term`, `description`:
+ * what commander prints for the loaded command, checked by test/unit/cli-commands.test.ts) and its module.
+ */
+export const commands: { name: string; term: string; description: string; load: () => Promise<Command> }[] = [
+  { name: 'serve', term: 'serve [options]', description: 'serve the mock API over HTTP', load: async () => (await import('./commands/serve.js')).makeServeCommand() },
+  {
+    name: 'reset',
+    term: 'reset [options]',
+    description: "purge sandboxes' changes (snapshots are kept), also while a server runs on the file",
+    load: async () => (await import('./commands/reset.js')).makeResetCommand(),
+  },
+  {
+    name: 'export',
+    term: 'export [options]',
+    description: 'write sandboxes as one JSON export document (see schemas/mockapi-export.schema.json)',
+    load: async () => (await import('./commands/export.js')).makeExportCommand(),
+  },
+  {
+    name: 'import',
+    term: 'import [options] <file>',
+    description: 'replace the sandboxes of an export document by their exported state (others are untouched), all in one transaction',
+    load: async () => (await import('./commands/import.js')).makeImportCommand(),
+  },
+  { name: 'webhook', term: 'webhook', description: 'webhook tools', load: async () => (await import('./commands/webhook-tail.js')).makeWebhookCommand() },
+  {
+    name: 'init',
+    term: 'init',
+    description: 'write mockapi.config.ts and fixtures/ (a copy of the baseline) into the current folder; never overwrites',
+    load: async () => (await import('./commands/init.js')).makeInitCommand(),
+  },
+  {
+    name: 'openapi',
+    term: 'openapi [options]',
+    description: 'write the OpenAPI document of the mock API (what GET /api/v1/openapi.json serves) without starting a server',
+    load: async () => (await import('./commands/openapi.js')).makeOpenApiCommand(),
+  },
+];
 
 /** Exit codes of every command (contract section 1). */
 export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
@@ -21,14 +53,20 @@ export async function runCli(argv: string[]): Promise<void> {
   const program = new Command('mockapi')
     .description('A local mock REST API where every visitor works in a private copy-on-write sandbox.')
     .version(version, '-v, --version', 'print the version')
-    .option('--debug', 'print stack traces of errors')
-    .addCommand(makeServeCommand())
-    .addCommand(makeResetCommand())
-    .addCommand(makeExportCommand())
-    .addCommand(makeImportCommand())
-    .addCommand(makeWebhookCommand())
-    .addCommand(makeInitCommand())
-    .addCommand(makeOpenApiCommand());
+    .option('--debug', 'print stack traces of errors');
+  // Only the commands the arguments name are loaded; the others stand in by their line of the
+  // top-level help (`mockapi --help` loaded 15 modules it never ran).
+  const named = new Set(argv.slice(2));
+  const listed = new Map<Command, string>();
+  for (const command of commands) {
+    if (named.has(command.name)) program.addCommand(await command.load());
+    else {
+      const standIn = new Command(command.name).description(command.description);
+      listed.set(standIn, command.term);
+      program.addCommand(standIn);
+    }
+  }
+  program.configureHelp({ subcommandTerm: (cmd) => listed.get(cmd) ?? Help.prototype.subcommandTerm.call(program.createHelp(), cmd) });
 
   // Commander's error messages wait for the catch below, which loads the label's colours only then.
   const messages: string[] = [];
@@ -47,7 +85,7 @@ export async function runCli(argv: string[]): Promise<void> {
 function applyCliSettings(command: Command, messages: string[]): void {
   command
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true, sortOptions: false })
+    .configureHelp({ ...command.configureHelp(), showGlobalOptions: true, sortOptions: false })
     .configureOutput({
       // Commander's messages look like "error: unknown option '--x'\n(Did you mean --y?)": one line here.
       outputError: (message) => {
