@@ -119,14 +119,23 @@ function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
       }
       if (!worker) {
         if (!statSync(`${sqlite.name}-wal`, { throwIfNoEntry: false })?.size) return;
-        // Loaded here, not on the start path (2-3 ms where nothing else loaded it).
-        const { Worker } = process.getBuiltinModule('node:worker_threads');
-        // Without the server's node flags: `--cpu-prof` would write a second profile beside the server's.
-        worker = new Worker(workerFile, { workerData: { file: sqlite.name }, execArgv: [] });
-        worker.unref();
-        worker.on('error', () => {
+        try {
+          // Loaded here, not on the start path (2-3 ms where nothing else loaded it).
+          const { Worker } = process.getBuiltinModule('node:worker_threads');
+          // Without the server's node flags: `--cpu-prof` would write a second profile beside the server's.
+          worker = new Worker(workerFile, { workerData: { file: sqlite.name }, execArgv: [] });
+        } catch {
           failed = true;
-        });
+          sqlite.pragma('wal_checkpoint(PASSIVE)');
+          return;
+        }
+        worker.unref();
+        // A worker that failed or ended (its connection could not open) leaves the checkpoints to this thread.
+        const fallBack = () => {
+          failed = true;
+        };
+        worker.on('error', fallBack);
+        worker.on('exit', fallBack);
       }
       worker.postMessage(0);
     },
