@@ -49,7 +49,7 @@ function buildApp(runtime: Runtime): { app: H3; recorder: RequestRecorder } {
   // onError: only what fails before the request context (it answers every error after it itself).
   const metrics = createMetrics(runtime);
   const app = new H3({ silent: true, onError: (error, event) => toProblemResponse(error, event) });
-  // Around every answer: the metrics and the sandbox's activity log.
+  // Around every answer: the unread body drained, the metrics and the sandbox's activity log.
   installHooks(app, metrics.recorder, runtime.engine.activity);
   // The request chain (STYLE.md): the request context (CORS, a preflight ends here; who asks, in
   // which sandbox; simulation), the config's custom routes (contract section 19, matched before

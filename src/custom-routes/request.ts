@@ -5,7 +5,7 @@ import { invalidBody, invalidJson, payloadTooLarge } from '../errors.js';
  * other route (contract section 19): past `limit` bytes reading it throws 413 (counted while
  * streaming, so a lying Content-Length cannot get past), and `json()` on malformed JSON 400
  * INVALID_JSON. The original body is only read when the handler reads this one, so a body the
- * handler ignores is read and dropped by node's server once the answer is sent.
+ * handler ignores is still drained by the app (`http/response-hook.ts`) before the answer goes out.
  */
 export function limitedRequest(original: Request, limit: number): Request {
   const hasBody = original.body !== null && original.method !== 'GET' && original.method !== 'HEAD';
@@ -51,7 +51,7 @@ function limitedBody(original: Request, limit: number): ReadableStream<Uint8Arra
         if (done) return controller.close();
         size += value.byteLength;
         if (size > limit) {
-          // Released: the client gets the 413 (node's server deals with the rest of the body).
+          // Released, so the app's drain reads the rest and the client gets the 413.
           reader.releaseLock();
           return controller.error(payloadTooLarge(limit));
         }

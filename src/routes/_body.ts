@@ -16,7 +16,7 @@ export async function readJsonObject(event: H3Event, limit: number, maxDepth = d
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
     throw unsupportedMediaType(`send the body as application/json${type ? `, not ${type.split(';')[0]}` : ''}`);
   }
-  // An honest oversized Content-Length is refused at once, before a byte of the body is read.
+  // An honest oversized Content-Length is refused at once; the app drains the body before answering.
   const declared = Number(event.req.headers.get('content-length') ?? 0);
   if (declared > limit) throw payloadTooLarge(limit);
 
@@ -36,8 +36,8 @@ export async function readJsonObject(event: H3Event, limit: number, maxDepth = d
 }
 
 /**
- * Reads the body up to `limit` bytes. Past it, the reader is released and 413 thrown; the client
- * gets the 413 and node's server deals with the rest of the body. (h3's
+ * Reads the body up to `limit` bytes. Past it, the reader is released and 413 thrown: the app's
+ * drain (`http/response-hook.ts`) reads the rest before the answer goes out, so the client gets the 413. (h3's
  * `assertBodySize` cancels the request stream instead, which resets the connection before the
  * 413 arrives: measured with test/early-answers.test.ts and test/validation.test.ts.)
  */
@@ -78,7 +78,7 @@ export async function readBytes(event: H3Event, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks);
 }
 
-/** `readBytes` from node's request stream: past `limit` it stops reading (paused) and throws 413. */
+/** `readBytes` from node's request stream: past `limit` it stops reading (paused, for the drain) and throws 413. */
 function readIncoming(incoming: Readable, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
