@@ -111,6 +111,8 @@ const workerFile = new URL('../../dist/db/checkpoint-worker.js', import.meta.url
 function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
   let worker: Worker | undefined;
   let failed = false;
+  // Set to 1 by the worker once its connection is closed (`stop` waits for it).
+  const closed = new Int32Array(new SharedArrayBuffer(4));
   return {
     run() {
       if (failed) {
@@ -123,7 +125,7 @@ function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
           // Loaded here, not on the start path (2-3 ms where nothing else loaded it).
           const { Worker } = process.getBuiltinModule('node:worker_threads');
           // Without the server's node flags: `--cpu-prof` would write a second profile beside the server's.
-          worker = new Worker(workerFile, { workerData: { file: sqlite.name }, execArgv: [] });
+          worker = new Worker(workerFile, { workerData: { file: sqlite.name, closed }, execArgv: [] });
         } catch {
           failed = true;
           sqlite.pragma('wal_checkpoint(PASSIVE)');
@@ -139,8 +141,19 @@ function passiveCheckpoints(sqlite: Sqlite): { run(): void; stop(): void } {
       }
       worker.postMessage(0);
     },
+    /**
+     * Closes the worker's connection before this one closes (so the last connection to close is
+     * this one, which empties and removes the WAL, as on a server without the worker), waiting at
+     * most a second for a checkpoint under way, then ends the thread.
+     */
     stop() {
-      void worker?.terminate();
+      if (!worker) return;
+      if (!failed) {
+        worker.postMessage('close');
+        Atomics.wait(closed, 0, 0, 1_000);
+      }
+      void worker.terminate();
+      worker = undefined;
     },
   };
 }
