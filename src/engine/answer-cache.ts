@@ -99,13 +99,13 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
      */
     answerLater(sandbox: string, role: string, request: string, produce: () => Promise<{ body: string; keep: boolean }>): string | Promise<string> {
       const key = role === 'owner' ? request : `${role} ${request}`;
-      const answers = currentAnswers(sandbox);
-      const hit = answers.bodies.get(key);
+      const entry = currentEntry(sandbox);
+      const hit = entry.answers.bodies.get(key);
       if (hit !== undefined) return hit;
-      const drops = bySandbox.get(sandbox)!.drops;
+      const { drops } = entry;
       return produce().then(({ body, keep }) => {
         // A document and its variables are the client's to make long (1 MB of variables): answered, not kept.
-        if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, answers, key, body, undefined, drops);
+        if (keep && key.length <= maxKeptRequest && version === otherCommits()) store(sandbox, entry, drops, key, body, undefined);
         return body;
       });
     },
@@ -131,33 +131,34 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
     clear,
   };
 
-  /** The sandbox's answers, after everything was dropped if another process committed to the file. */
-  function currentAnswers(sandbox: string): Answers {
+  /** The sandbox's entry, after everything was dropped if another process committed to the file. */
+  function currentEntry(sandbox: string): Entry {
     const now = otherCommits();
     if (now !== version) {
       version = now;
       clear();
     }
-    return entryOf(sandbox, Date.now()).answers;
+    return entryOf(sandbox, Date.now());
   }
 
   function cached(sandbox: string, request: string, produce: () => string, readFrom: readonly string[] | undefined): string {
-    const answers = currentAnswers(sandbox);
-    const hit = answers.bodies.get(request);
+    const entry = currentEntry(sandbox);
+    const hit = entry.answers.bodies.get(request);
     if (hit !== undefined) return hit;
 
-    const drops = bySandbox.get(sandbox)!.drops;
+    const { drops } = entry;
     const body = produce();
-    store(sandbox, answers, request, body, readFrom, drops);
+    store(sandbox, entry, drops, request, body, readFrom);
     return body;
   }
 
   /**
-   * Keeps an answer in `answers`, if they are still the sandbox's current ones and none of them
-   * was dropped since `drops` was read (`produce()` may have announced a change: a lazily expired
+   * Keeps an answer in `entry`, if it is still the sandbox's current one and none of its answers
+   * was dropped since it counted `drops` (`produce()` may have announced a change: a lazily expired
    * sandbox; a write may have come while a GraphQL document was read).
    */
-  function store(sandbox: string, answers: Answers, request: string, body: string, readFrom: readonly string[] | undefined, drops: number): void {
+  function store(sandbox: string, entry: Entry, drops: number, request: string, body: string, readFrom: readonly string[] | undefined): void {
+    const { answers } = entry;
     const { bodies } = answers;
     // Keys count too: a query string is the client's to make long.
     const size = request.length + body.length;
@@ -168,8 +169,7 @@ export function createAnswerCache(db: OpenDatabase, sandboxes: SandboxStore, lim
       answers.readFrom.delete(oldest);
     }
     if (totalChars + size > maxTotalChars) clear();
-    const current = bySandbox.get(sandbox);
-    if (current && current.answers === answers && current.drops === drops) {
+    if (bySandbox.get(sandbox) === entry && entry.drops === drops) {
       bodies.set(request, body);
       if (readFrom) answers.readFrom.set(request, readFrom);
       totalChars += size;

@@ -60,6 +60,9 @@ export interface Relations {
   expand: string[];
 }
 
+/** A read that adds nothing to its records (frozen: shared by every such read). */
+export const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
+
 /**
  * Parses a list's query string; a bad value is 400 INVALID_QUERY naming the parameter.
  * `relations`: `_embed`/`_expand` as the guard already parsed them, so they are read once.

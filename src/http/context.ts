@@ -105,7 +105,7 @@ export function requestContext(runtime: { readonly config: ResolvedConfig; auth:
       if (preflight) return preflight;
     } else event.res.headers.set('vary', 'Origin');
     if (!isApiPath(event.url.pathname)) return next();
-    const simulate = asksForSimulation(event, config, headers) ? readSimulation(event, config) : undefined;
+    const simulate = asksForSimulation(config, event.url.search, headers, event) ? readSimulation(event, config) : undefined;
     const token = bearerToken(event, headers);
     if (token !== undefined) {
       // A token names the sandbox itself; a malformed X-Sandbox beside it is still 400 (contract section 11).
@@ -139,25 +139,25 @@ export function requestContext(runtime: { readonly config: ResolvedConfig; auth:
   };
 }
 
-function hasRoutes(config: ResolvedConfig): boolean {
+/** Whether the config has custom routes (a `--watch` reload may add some): they run before the generated ones. */
+export function hasRoutes(config: ResolvedConfig): boolean {
   for (const _ in config.routes) return true;
   return false;
 }
 
 /**
  * Whether the request asks the simulator for anything: an `X-Simulate-*` header, `_delay` or
- * `_status` in the query, or the config's defaults. Most requests ask for nothing and skip it.
+ * `_status` in the query (`search`), or the config's defaults. Most requests ask for nothing and
+ * skip it. `headers`: node's, else (a Request made in-process, `app.fetch`) the event's.
  */
-function asksForSimulation(event: H3Event, config: ResolvedConfig, headers: IncomingHttpHeaders | undefined): boolean {
+export function asksForSimulation(config: ResolvedConfig, search: string, headers: IncomingHttpHeaders | undefined, event?: H3Event): boolean {
   if (config.simulate.latency !== undefined || config.simulate.rateLimit !== undefined) return true;
-  const search = event.url.search;
   if (search.length > 1 && (search.includes('_delay') || search.includes('_status'))) return true;
   if (headers) {
     for (const name in headers) if (name.startsWith('x-simulate-')) return true;
     return false;
   }
-  // A Request made in-process (`app.fetch`): its Headers, in the same way.
-  for (const name of event.req.headers.keys()) if (name.startsWith('x-simulate-')) return true;
+  if (event) for (const name of event.req.headers.keys()) if (name.startsWith('x-simulate-')) return true;
   return false;
 }
 

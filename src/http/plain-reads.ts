@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { identityCookie } from '../auth/identity.js';
 import { sandboxIdPattern } from '../auth/sandbox-id.js';
-import { listQueryOf } from '../engine/list-query.js';
+import { listQueryOf, noRelations } from '../engine/list-query.js';
 import type { RequestRecorder } from '../metrics/request-recorder.js';
 import type { Runtime } from '../runtime.js';
+import { asksForSimulation, hasRoutes } from './context.js';
 import { loggedPath } from './response-hook.js';
 
 /** `/api/v1/{collection}` or `/api/v1/{collection}/{id}`, in characters no URL parser rewrites or decodes. */
@@ -33,15 +34,22 @@ export function plainReads(runtime: Runtime, recorder: RequestRecorder): (req: I
     return pair;
   };
 
+  // Never throws: whatever fails before the answer is written is h3's to answer (a 500 there is
+  // logged); a recording that fails after it must not fail the answer (as in response-hook.ts).
   return (req, res) => {
+    try {
+      return answer(req, res);
+    } catch {
+      return res.headersSent;
+    }
+  };
+
+  function answer(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'GET') return false;
     const { headers } = req;
     if (headers.origin !== undefined || headers.authorization !== undefined) return false;
     const config = runtime.config;
-    if (config.auth.required || config.simulate.latency !== undefined || config.simulate.rateLimit !== undefined) return false;
-    for (const _ in config.routes) return false;
-    for (const name in headers) if (name.startsWith('x-simulate-')) return false;
-
+    if (config.auth.required || hasRoutes(config)) return false;
     const url = req.url ?? '';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
@@ -49,34 +57,25 @@ export function plainReads(runtime: Runtime, recorder: RequestRecorder): (req: I
     const route = plainPath.exec(path);
     if (!route) return false;
     const [, name, id] = route as unknown as [string, string, string | undefined];
-    if (search && (id !== undefined || !plainSearch.test(search) || search.includes('_delay') || search.includes('_status'))) return false;
+    if (search && (id !== undefined || !plainSearch.test(search))) return false;
+    if (asksForSimulation(config, search, headers)) return false;
     const store = engine.collection(name);
     if (!store) return false;
     const sandbox = sandboxOf(headers);
     if (sandbox === undefined) return false;
 
     const arrivedAt = performance.now();
-    let body: string;
-    try {
-      const view = engine.for({ ...owner, sandbox });
-      body = id === undefined ? view.listJson(name, listQueryOf(search, config.limits.maxPageSize, store.definition)) : view.recordJson(name, id, noRelations);
-    } catch {
-      return false;
-    }
+    // A domain error (a bad query: 400, a missing record: 404) throws here, before anything is written.
+    const view = engine.for({ ...owner, sandbox });
+    const body = id === undefined ? view.listJson(name, listQueryOf(search, config.limits.maxPageSize, store.definition)) : view.recordJson(name, id, noRelations);
     res.writeHead(200, headersOf(body));
     res.end(body);
     const ms = performance.now() - arrivedAt;
-    try {
-      recorder.record(labelsOf(name)[id === undefined ? 0 : 1], 'GET', 200, ms / 1000);
-      engine.activity.record(sandbox, 'GET', loggedPath(path), 200, Math.round(ms * 100) / 100, Date.now());
-    } catch {
-      // A recording that fails must not fail the answer (as in response-hook.ts).
-    }
+    recorder.record(labelsOf(name)[id === undefined ? 0 : 1], 'GET', 200, ms / 1000);
+    engine.activity.record(sandbox, 'GET', loggedPath(path), 200, Math.round(ms * 100) / 100, Date.now());
     return true;
-  };
+  }
 }
-
-const noRelations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
 
 /** The sandbox `X-Sandbox` or the identity cookie names, when well-formed; else undefined (h3 answers, mints or refuses). */
 function sandboxOf(headers: IncomingMessage['headers']): string | undefined {

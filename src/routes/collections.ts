@@ -2,7 +2,7 @@ import { getRouterParam, type H3, type H3Event } from 'h3';
 import { contextOf } from '../http/context.js';
 import type { CollectionStore } from '../engine/collection-store.js';
 import type { Relation } from '../engine/definition.js';
-import { listQueryOf, parseRelations, type Relations } from '../engine/list-query.js';
+import { listQueryOf, noRelations, parseRelations, type Relations } from '../engine/list-query.js';
 import type { CollectionDefinition } from '../engine/definition.js';
 import type { Needed } from '../auth/authorize.js';
 import { notFound } from '../engine/errors.js';
@@ -63,7 +63,6 @@ export function addCollectionRoutes(app: H3, runtime: Runtime): void {
  */
 export const checkedByTheEngine = (): Needed[] => [];
 
-const noRelations: Relations = Object.freeze({ embed: Object.freeze([]) as unknown as string[], expand: Object.freeze([]) as unknown as string[] });
 
 /** A record read's `_embed`/`_expand` (a request without them parses nothing). */
 function relationsOf(event: H3Event, definition: CollectionDefinition): Relations {
